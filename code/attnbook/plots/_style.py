@@ -1,0 +1,33 @@
+"""The book's figure style: a CJK font from mplfonts and a grey-safe colour map."""
+
+from pathlib import Path
+
+import matplotlib
+import mplfonts
+from matplotlib import font_manager
+
+CJK_FONT_FILE = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+CJK_FONT = "Noto Sans CJK SC"
+
+# viridis: perceptually uniform, monotonic in lightness (readable in grey) and
+# distinguishable for the common forms of colour blindness.
+CMAP = "viridis"
+
+
+def setup():
+    """Register the CJK font and apply the book's matplotlib style (idempotent)."""
+    if CJK_FONT not in {f.name for f in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(CJK_FONT_FILE))
+    matplotlib.rcParams.update(
+        {
+            "font.family": "sans-serif",
+            # Per-glyph fallback: CJK from Noto, symbols such as √ or ÷ from DejaVu.
+            "font.sans-serif": [CJK_FONT, "DejaVu Sans"],
+            "axes.unicode_minus": False,
+            "figure.dpi": 110,
+            "savefig.dpi": 110,
+            "image.cmap": CMAP,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )

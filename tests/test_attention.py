@@ -1,0 +1,222 @@
+"""Tests of scaled_dot_product_attention and MiniMultiHeadAttention (DESIGN.md contracts)."""
+
+import keras
+import numpy as np
+import pytest
+
+from attnbook import MiniMultiHeadAttention, scaled_dot_product_attention, tf
+
+
+def normal(*shape, seed=0, dtype="float32"):
+    return tf.constant(np.random.default_rng(seed).normal(size=shape), dtype=dtype)
+
+
+# --- scaled_dot_product_attention --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "q_shape, k_shape, v_shape",
+    [
+        ((2, 8, 8), (2, 8, 8), (2, 8, 8)),  # the manuscript's walkthrough
+        ((2, 4, 10, 8), (2, 4, 10, 8), (2, 4, 10, 8)),  # (batch, heads, seq, depth)
+        ((2, 6, 32), (2, 20, 32), (2, 20, 5)),  # cross-attention, d_v != d_k
+        ((3, 4), (7, 4), (7, 2)),  # rank 2, no batch
+        ((1, 1, 1), (1, 1, 1), (1, 1, 1)),
+    ],
+)
+def test_shapes(q_shape, k_shape, v_shape):
+    out, w = scaled_dot_product_attention(normal(*q_shape), normal(*k_shape), normal(*v_shape))
+    assert out.shape == q_shape[:-1] + v_shape[-1:]
+    assert w.shape == q_shape[:-1] + k_shape[-2:-1]
+
+
+def test_weight_rows_sum_to_one_and_are_positive():
+    _, w = scaled_dot_product_attention(normal(2, 8, 8), normal(2, 8, 8, seed=1), normal(2, 8, 8))
+    np.testing.assert_allclose(tf.reduce_sum(w, -1).numpy(), 1.0, atol=1e-6)
+    assert np.all(w.numpy() > 0)
+
+
+def test_matches_numpy_reference():
+    q, k, v = normal(2, 5, 4), normal(2, 7, 4, seed=1), normal(2, 7, 3, seed=2)
+    s = q.numpy() @ k.numpy().transpose(0, 2, 1) / np.sqrt(4)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    out, weights = scaled_dot_product_attention(q, k, v)
+    np.testing.assert_allclose(weights.numpy(), w, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), w @ v.numpy(), atol=1e-5)
+
+
+def test_scales_by_query_depth():
+    # With one key pair, exp-ratio of two weights reveals the scale: log(w0/w1) = Δs / √d_k.
+    d_k = 16
+    q = tf.ones([1, 1, d_k])
+    k = tf.stack([tf.ones([d_k]), tf.zeros([d_k])])[None]
+    _, w = scaled_dot_product_attention(q, k, tf.zeros([1, 2, 1]))
+    w = w.numpy()[0, 0]
+    assert np.log(w[0] / w[1]) == pytest.approx(d_k / np.sqrt(d_k), rel=1e-5)
+
+
+def test_mask_zeroes_weights_and_empty_row_gives_zeros():
+    mask = tf.constant([[True, False, True], [False, False, False]])
+    out, w = scaled_dot_product_attention(normal(2, 4), normal(3, 4), normal(3, 2), mask=mask)
+    w = w.numpy()
+    assert w[0, 1] == 0.0
+    assert w[0].sum() == pytest.approx(1.0, abs=1e-6)
+    assert np.all(w[1] == 0.0) and np.all(out.numpy()[1] == 0.0)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((normal(4), normal(3, 4), normal(3, 4)), "rank >= 2"),
+        ((normal(2, 4), normal(3, 5), normal(3, 4)), "same last dimension d_k"),
+        ((normal(2, 4), normal(3, 4), normal(5, 4)), "same number of positions n_k"),
+        ((np.ones((2, 4), np.int32), normal(3, 4), normal(3, 4)), "floating"),
+        ((normal(2, 4), normal(3, 4, dtype="float64"), normal(3, 4)), "share a dtype"),
+    ],
+)
+def test_bad_inputs_raise_value_error(args, match):
+    with pytest.raises(ValueError, match=match):
+        scaled_dot_product_attention(*args)
+
+
+@pytest.mark.parametrize(
+    "mask, match",
+    [
+        (tf.ones([2, 3]), "must be boolean"),
+        (tf.ones([4, 3], tf.bool), "cannot broadcast"),
+        (tf.ones([1, 1, 2, 3], tf.bool), "cannot broadcast"),  # more axes than the scores
+    ],
+)
+def test_bad_masks_raise_value_error(mask, match):
+    with pytest.raises(ValueError, match=match):
+        scaled_dot_product_attention(normal(2, 4), normal(3, 4), normal(3, 4), mask=mask)
+
+
+def test_checks_use_static_shapes_inside_tf_function():
+    fn = tf.function(scaled_dot_product_attention).get_concrete_function(
+        tf.TensorSpec([None, None, 8]), tf.TensorSpec([None, None, 8]), tf.TensorSpec([None, None, 4])
+    )
+    out, w = fn(normal(2, 3, 8), normal(2, 5, 8), normal(2, 5, 4))
+    assert out.shape == (2, 3, 4) and w.shape == (2, 3, 5)
+
+
+# --- MiniMultiHeadAttention ---------------------------------------------------------
+
+
+def test_layer_keeps_shape_like_the_manuscript():
+    y = MiniMultiHeadAttention(d_model=32, num_heads=4)(normal(2, 10, 32))
+    assert y.shape == (2, 10, 32)
+
+
+def test_layer_projects_other_widths_to_d_model():
+    y = MiniMultiHeadAttention(d_model=16, num_heads=2)(normal(3, 5, 7))
+    assert y.shape == (3, 5, 16)
+
+
+def test_layer_returns_per_head_weights():
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    y, w = layer(normal(2, 6, 32), normal(2, 20, 32, seed=1), return_attention_scores=True)
+    assert y.shape == (2, 6, 32) and w.shape == (2, 4, 6, 20)
+    np.testing.assert_allclose(tf.reduce_sum(w, -1).numpy(), 1.0, atol=1e-6)
+
+
+def test_self_attention_equals_cross_attention_with_itself():
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    x = normal(2, 10, 32)
+    np.testing.assert_array_equal(layer(x).numpy(), layer(x, x).numpy())
+
+
+def _keras_twin(layer, x, context):
+    """A keras.layers.MultiHeadAttention that holds ``layer``'s weights."""
+    ref = keras.layers.MultiHeadAttention(num_heads=layer.h, key_dim=layer.depth)
+    ref(x, context)  # build
+    for mine, theirs in [(layer.wq, ref._query_dense), (layer.wk, ref._key_dense),
+                         (layer.wv, ref._value_dense)]:
+        kernel, bias = mine.get_weights()
+        theirs.set_weights([kernel.reshape(-1, layer.h, layer.depth), bias.reshape(layer.h, layer.depth)])
+    kernel, bias = layer.wo.get_weights()
+    ref._output_dense.set_weights([kernel.reshape(layer.h, layer.depth, -1), bias])
+    return ref
+
+
+@pytest.mark.parametrize("n_k", [10, 20])
+def test_matches_keras_multi_head_attention(n_k):
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    x, context = normal(2, 10, 32), normal(2, n_k, 32, seed=1)
+    mask = tf.constant(np.random.default_rng(2).random((2, 10, n_k)) > 0.3)
+    ours, w = layer(x, context, attention_mask=mask, return_attention_scores=True)
+    ref = _keras_twin(layer, x, context)
+    theirs, w_ref = ref(x, context, attention_mask=mask, return_attention_scores=True)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-5)
+    np.testing.assert_allclose(w.numpy(), w_ref.numpy(), atol=1e-5)
+
+
+def test_head_depth_scaling_not_d_model():
+    """Fails if the layer scaled by √d_model: compare against a by-hand per-head reference."""
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    x = normal(1, 6, 32)
+    _, w = layer(x, return_attention_scores=True)
+    q = tf.reshape(layer.wq(x), (1, 6, 4, 8))
+    k = tf.reshape(layer.wk(x), (1, 6, 4, 8))
+    scores = tf.einsum("bqhd,bkhd->bhqk", q, k)
+    right = tf.nn.softmax(scores / np.sqrt(8.0), -1).numpy()
+    wrong = tf.nn.softmax(scores / np.sqrt(32.0), -1).numpy()
+    np.testing.assert_allclose(w.numpy(), right, atol=1e-6)
+    assert np.abs(w.numpy() - wrong).max() > 1e-2
+
+
+def test_mask_rank_two_broadcasts_over_batch():
+    layer = MiniMultiHeadAttention(d_model=8, num_heads=2)
+    causal = tf.linalg.band_part(tf.ones([5, 5]), -1, 0) > 0
+    _, w = layer(normal(3, 5, 8), attention_mask=causal, return_attention_scores=True)
+    assert np.all(w.numpy()[..., np.triu_indices(5, 1)[0], np.triu_indices(5, 1)[1]] == 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(d_model=30, num_heads=4), r"d_model=30 and num_heads=4"),
+        (dict(d_model=0, num_heads=1), "d_model must be a positive integer"),
+        (dict(d_model=8, num_heads=-2), "num_heads must be a positive integer"),
+        (dict(d_model=8.0, num_heads=2), "d_model must be a positive integer"),
+    ],
+)
+def test_layer_constructor_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        MiniMultiHeadAttention(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        ((normal(10, 32),), {}, "rank >= 3"),
+        ((normal(2, 10, 32), normal(3, 10, 32)), {}, "same batch size"),
+        ((normal(2, 10, 32),), dict(attention_mask=tf.ones([2, 10, 10])), "must be boolean"),
+        ((normal(2, 10, 32),), dict(attention_mask=tf.ones([2, 10, 9], tf.bool)), "cannot broadcast"),
+    ],
+)
+def test_layer_call_errors(args, kwargs, match):
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    with pytest.raises(ValueError, match=match):
+        layer(*args, **kwargs)
+
+
+def test_config_round_trip():
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4, name="mha")
+    x = normal(2, 10, 32)
+    y = layer(x)
+    clone = MiniMultiHeadAttention.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    clone(x)
+    clone.set_weights(layer.get_weights())
+    np.testing.assert_allclose(clone(x).numpy(), y.numpy(), atol=1e-6)
+
+
+def test_layer_trains_inside_a_model():
+    inputs = keras.Input((10, 32))
+    model = keras.Model(inputs, MiniMultiHeadAttention(32, 4)(inputs))
+    model.compile("adam", "mse")
+    before = model.evaluate(normal(4, 10, 32), normal(4, 10, 32, seed=1), verbose=0)
+    model.fit(normal(4, 10, 32), normal(4, 10, 32, seed=1), epochs=20, verbose=0)
+    assert model.evaluate(normal(4, 10, 32), normal(4, 10, 32, seed=1), verbose=0) < before
