@@ -20,9 +20,9 @@ def setup():
         font_manager.fontManager.addfont(str(CJK_FONT_FILE))
     matplotlib.rcParams.update(
         {
-            "font.family": "sans-serif",
-            # Per-glyph fallback: CJK from Noto, symbols such as √ or ÷ from DejaVu.
-            "font.sans-serif": [CJK_FONT, "DejaVu Sans"],
+            # Per-glyph fallback: CJK from Noto, symbols such as ᵀ from DejaVu.
+            # mplfonts ships regular weights only, so the book never asks for bold.
+            "font.family": [CJK_FONT, "DejaVu Sans"],
             "axes.unicode_minus": False,
             "figure.dpi": 110,
             "savefig.dpi": 110,

@@ -1,0 +1,219 @@
+"""Checks of the built book in _build/, as made by `make book`.
+
+`make test` builds the book first (the same command as `make book`), so these tests
+read that build. Run on their own without a build, they fail and say so.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
+HTML = BUILD / "html"
+EXECUTED = BUILD / "jupyter_execute"
+SECTION = "book/ch04/attention"
+
+# Start-up and progress noise that must never reach a page.
+NOISE = ["oneDNN", "absl::InitializeLog", "cpu_feature_guard", "TF_CPP_MIN_LOG_LEVEL",
+         "Traceback (most recent call last)", "━━━━", "UserWarning", "DeprecationWarning"]
+
+
+def executed_pages():
+    """Pages with jupytext front matter: the ones the build must execute."""
+    pages = []
+    for md in sorted((ROOT / "book").rglob("*.md")):
+        if "drafts" in md.parts:
+            continue
+        head = md.read_text(encoding="utf-8").split("\n---", 1)[0]
+        if head.startswith("---") and "kernelspec:" in head:
+            pages.append(md.relative_to(ROOT).with_suffix("").as_posix())
+    return pages
+
+
+def html_pages():
+    return sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built():
+    if not (HTML / "index.html").exists():
+        pytest.fail("No build in _build/html: run `make book` (or `make test`, which builds first).")
+
+
+def soup(page):
+    return BeautifulSoup((HTML / f"{page}.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def text_outputs(nb):
+    """Every stream and text/plain output of a notebook, cell by cell."""
+    return [
+        [o.get("text") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+    ]
+
+
+# --- execution -------------------------------------------------------------------
+
+
+def test_section_page_is_executed():
+    assert SECTION in executed_pages()
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_page_executed_without_errors_or_stderr(page):
+    nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert code_cells, f"{page} has no code cells"
+    for i, cell in enumerate(code_cells):
+        assert cell.execution_count is not None, f"{page}: code cell {i} did not run"
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{page}: cell {i} raised {out.get('ename')}"
+            assert out.get("name") != "stderr", f"{page}: cell {i} wrote to stderr: {out.text!r}"
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_no_runtime_noise_in_html(page):
+    text = (HTML / f"{page}.html").read_text(encoding="utf-8")
+    found = [n for n in NOISE if n in text]
+    assert not found, f"{page}.html contains log noise: {found}"
+
+
+def test_every_img_file_exists():
+    checked = 0
+    for page in html_pages():
+        for img in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").find_all("img"):
+            src = img.get("src", "")
+            assert not re.match(r"^[a-z]+://", src), f"{page}: external image {src}"
+            if src.startswith("data:"):
+                continue
+            assert (page.parent / src.split("#")[0]).resolve().is_file(), f"{page}: missing {src}"
+            checked += 1
+    assert checked >= 1
+
+
+# --- the manuscript, carried over --------------------------------------------------
+
+HEADINGS = [
+    "4.5 注意力机制：让张量互相打分",
+    "读完你应当能做到",
+    "打分：从“顺序传递”到“全局加权”",
+    "手写一个多头注意力层",
+    "两种接线：自注意力与交叉注意力",
+    "成本账：并行的收益与代价",
+    "本节要点回顾",
+]
+BOXES = ["本节摘要", "⚠️ 常见坑", "💡 关键直觉"]
+
+
+def _clean(text):
+    return re.sub(r"\s+", " ", text.replace("#", "")).strip()
+
+
+def test_section_has_every_manuscript_heading_in_order():
+    headings = [_clean(h.get_text()) for h in soup(SECTION).find_all(["h1", "h2", "h3"])]
+    positions = [headings.index(h) for h in HEADINGS]  # ValueError names a missing one
+    assert positions == sorted(positions)
+
+
+def test_boxes_are_admonitions():
+    titles = [_clean(t.get_text()) for t in soup(SECTION).select(".admonition .admonition-title")]
+    for box in BOXES:
+        assert box in titles
+    assert soup(SECTION).select_one(".admonition.warning .admonition-title").get_text().strip() == "⚠️ 常见坑"
+    assert soup(SECTION).select_one(".admonition.tip .admonition-title").get_text().strip() == "💡 关键直觉"
+
+
+def test_learning_goals_and_closing_line():
+    text = soup(SECTION).get_text()
+    for goal in ["说清查询、键、值三者的角色与缩放点积公式每一步的形状",
+                 "手写一个多头注意力的最小实现并用形状测试验证",
+                 "解释自注意力与交叉注意力在调度上的差别",
+                 "说明注意力相对 RNN 的并行优势与计算复杂度代价",
+                 "下节把网格先验换成拓扑先验：图神经网络。"]:
+        assert goal in text
+
+
+def test_figure_20_is_numbered_with_caption_and_alt_text():
+    figure = soup(SECTION).find(id="fig-signal-flow")
+    assert figure is not None and figure.name == "figure"
+    caption = _clean(figure.find("figcaption").get_text())
+    assert caption.startswith("图 20") and "注意力打分的信号流" in caption
+    assert "注意力打分的信号流" in figure.find("img").get("alt", "")
+
+
+def test_no_output_placeholders_left():
+    assert "输出示例" not in soup(SECTION).get_text()
+
+
+# --- live outputs ------------------------------------------------------------------
+
+
+def section_outputs():
+    nb = nbformat.read(EXECUTED / f"{SECTION}.ipynb", as_version=4)
+    return "\n".join("".join(cell) for cell in text_outputs(nb))
+
+
+def test_walkthrough_prints_a_weight_row_that_sums_to_one():
+    match = re.search(r"^\[([0-9.\s]+)\]\s+([0-9.]+)$", section_outputs(), re.M)
+    assert match, "the weight row was not printed"
+    row = [float(v) for v in match.group(1).split()]
+    assert len(row) == 8
+    assert abs(sum(row) - 1) <= 8 * 0.005  # each entry is rounded to 2 decimals
+    assert float(match.group(2)) == 1.0
+
+
+def test_layer_and_cross_attention_shapes_are_printed():
+    out = section_outputs()
+    assert "(2, 10, 32)" in out
+    assert "(2, 6, 32)" in out
+    assert "√32 = 5.66" in out
+
+
+def test_literalinclude_shows_the_tested_class():
+    import inspect
+
+    from attnbook import MiniMultiHeadAttention
+
+    blocks = [pre.get_text() for pre in soup(SECTION).find_all("pre")]
+    shown = [code for code in blocks if "class MiniMultiHeadAttention" in code]
+    assert len(shown) == 1
+    assert shown[0].strip() == inspect.getsource(MiniMultiHeadAttention).strip()
+
+
+def test_no_page_redefines_package_code():
+    for md in (ROOT / "book").rglob("*.md"):
+        text = md.read_text(encoding="utf-8")
+        assert "class MiniMultiHeadAttention" not in text, md
+        assert "def scaled_dot_product_attention" not in text, md
+        assert "sys.path" not in text, md
+
+
+def test_searchindex_holds_chinese_terms():
+    index = (HTML / "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(index[index.index("(") + 1 : index.rindex(")")])["terms"]
+    for word in ["注意力", "查询", "掩码", "交叉"]:
+        assert word in terms, f"{word} not indexed"
+
+
+# --- determinism -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_rerun_prints_the_same_numbers(page):
+    """Seeds are fixed: executing the page again prints exactly what the build printed."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from nbclient import NotebookClient
+
+    source = (ROOT / f"{page}.md").read_text(encoding="utf-8")
+    nb = read_myst_markdown_notebook(source)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str((ROOT / page).parent)}}).execute()
+    built = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    for ours, theirs in zip(text_outputs(nb), text_outputs(built), strict=True):
+        assert "".join(ours) == "".join(theirs)
