@@ -57,7 +57,7 @@ def scaled_dot_product_attention(query, key, value, mask=None):
 
 
 class MiniMultiHeadAttention(keras.layers.Layer):
-    """多头缩放点积注意力的最小实现 (a minimal multi-head attention layer).
+    """多头缩放点积注意力的最小实现。
 
     Self-attention: ``layer(x)`` with x ``(batch, n, features)`` returns
     ``(batch, n, d_model)``. Cross-attention: ``layer(x, context)`` takes queries from
