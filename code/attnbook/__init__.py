@@ -6,8 +6,16 @@ are the ones the chapter and the exercises use.
 
 from ._tf import tf  # noqa: F401  (import first: it silences TensorFlow's start-up lines)
 from .attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
+from . import cost
+from .efficient import chunked_attention, elu_plus_one, linear_attention, sliding_window_attention
+from .masks import causal_mask, combine_masks, padding_mask, padding_mask_from_tokens
 
-__all__ = ["MiniMultiHeadAttention", "masked_softmax", "scaled_dot_product_attention", "set_seed"]
+__all__ = [
+    "MiniMultiHeadAttention", "masked_softmax", "scaled_dot_product_attention",
+    "padding_mask", "padding_mask_from_tokens", "causal_mask", "combine_masks",
+    "chunked_attention", "linear_attention", "sliding_window_attention", "elu_plus_one",
+    "cost", "set_seed",
+]
 
 
 def set_seed(seed=0):

@@ -6,6 +6,14 @@ the book's style. Each figure function returns a ``matplotlib.figure.Figure``.
 """
 
 from ._style import CMAP, setup
+from .cost import rnn_vs_attention_time, variant_costs
 from .flow import signal_flow
+from .heatmaps import alignment_table, head_grid, mask_comparison, reversal_alignment, weights_heatmap
+from .scaling import scaling_curves
+from .wiring import attention_wiring
 
-__all__ = ["CMAP", "setup", "signal_flow"]
+__all__ = [
+    "CMAP", "setup", "signal_flow", "weights_heatmap", "head_grid", "alignment_table",
+    "mask_comparison", "reversal_alignment", "scaling_curves", "attention_wiring",
+    "rnn_vs_attention_time", "variant_costs",
+]

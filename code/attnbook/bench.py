@@ -1,0 +1,299 @@
+"""Benchmarks of the cost ledger: ``python -m attnbook.bench [--out DIR] [--quick]``.
+
+Three measurements, all taken side by side in one run on this machine:
+
+1. ``MiniMultiHeadAttention`` against ``keras.layers.MultiHeadAttention`` (forward, and
+   forward + backward, under ``tf.function``), and the forward pass's FLOP rate as a
+   fraction of a large ``tf.matmul``'s rate measured in the same run.
+2. Full, chunked, sliding-window and linear attention for growing ``n``: time and
+   peak memory (each memory reading in a fresh process).
+3. A GRU against attention for growing ``n`` (serial steps against one matrix product).
+
+The results go to ``DIR/results.json`` with every target, its measured value and
+pass/fail, and the figures to ``DIR/*.png``. The measuring functions return plain data,
+so a page can call them and hand the data to :mod:`attnbook.plots.cost`.
+"""
+
+import argparse
+import functools
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from . import cost
+from ._tf import tf
+from .attention import MiniMultiHeadAttention, scaled_dot_product_attention
+from .efficient import chunked_attention, linear_attention, sliding_window_attention
+
+CHUNK_SIZE = 512  # keys per block of chunked attention
+WINDOW = 128  # sliding window: each query sees 2·128 + 1 keys
+MATMUL_SIZE = 2048  # the reference matmul is MATMUL_SIZE × MATMUL_SIZE, float32
+
+VARIANTS = {
+    "full": lambda q, k, v: scaled_dot_product_attention(q, k, v)[0],
+    "chunked": lambda q, k, v: chunked_attention(q, k, v, CHUNK_SIZE),
+    "window": lambda q, k, v: sliding_window_attention(q, k, v, WINDOW),
+    "linear": lambda q, k, v: linear_attention(q, k, v),
+}
+
+
+# --- the four attention variants -----------------------------------------------------
+
+
+@functools.cache
+def compiled_variant(name):
+    """The ``tf.function`` of one entry of :data:`VARIANTS`: ``(q, k, v) -> output``."""
+    if name not in VARIANTS:
+        raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {name!r}.")
+    return tf.function(VARIANTS[name], autograph=False)
+
+
+def random_qkv(batch, heads, n, d, seed=0):
+    """Standard-normal query, key and value, each ``(batch, heads, n, d)`` float32."""
+    rng = np.random.default_rng(seed)
+    return tuple(tf.constant(rng.standard_normal((batch, heads, n, d), np.float32)) for _ in range(3))
+
+
+def run_variant(name, query, key, value):
+    """Run the compiled variant ``name`` (module-level, so ``cost.peak_memory`` can pickle it)."""
+    return compiled_variant(name)(query, key, value)
+
+
+def prepare_variant(name, batch, heads, n, d):
+    """Inputs of shape ``(batch, heads, n, d)`` after one small warm-up run of ``name``.
+
+    The warm-up loads the kernels and library code that any first call would load, so
+    that a memory reading of the real call counts only what ``n`` makes it need.
+    """
+    run_variant(name, *random_qkv(1, 1, 64, d, seed=1)).numpy()
+    return random_qkv(batch, heads, n, d)
+
+
+def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, log=print):
+    """Time (and peak memory) of each variant at each length.
+
+    Returns ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] or None}}``;
+    time is the median forward time under ``tf.function``, memory the growth of the
+    resident size during one call in a fresh process.
+    """
+    results = {}
+    for name in VARIANTS:
+        rows = {"n": [], "time_ms": [], "peak_mib": [] if memory else None}
+        for n in lengths:
+            q, k, v = prepare_variant(name, batch, heads, n, d)
+            timing = cost.time_call(run_variant, name, q, k, v, repeats=repeats, warmup=1)
+            rows["n"].append(n)
+            rows["time_ms"].append(timing.median_ms)
+            line = f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms"
+            if memory:
+                peak = cost.peak_memory(run_variant, name, setup=prepare_variant,
+                                        setup_args=(name, batch, heads, n, d))
+                rows["peak_mib"].append(peak.growth_mib)
+                line += f"  {peak.growth_mib:9.1f} MiB"
+            log(line)
+        results[name] = rows
+    return results
+
+
+# --- MiniMultiHeadAttention against Keras ---------------------------------------------
+
+
+def _keras_like(layer, x):
+    """A Keras MultiHeadAttention of the same shape as ``layer`` (own random weights)."""
+    ref = keras.layers.MultiHeadAttention(num_heads=layer.h, key_dim=layer.depth)
+    ref(x, x)
+    return ref
+
+
+def _forward_backward(layer, call):
+    def step(x):
+        with tf.GradientTape() as tape:
+            y = call(x)
+            loss = tf.reduce_sum(y * y)
+        grads = tape.gradient(loss, layer.trainable_variables)
+        return loss, grads
+
+    return tf.function(step, autograph=False)
+
+
+def _interleaved(calls, rounds, repeats):
+    """Time each of ``calls`` (name -> (fn, args)) in turn, ``rounds`` times over, so that
+    a change in the machine's load hits all of them alike. Returns median seconds."""
+    times = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, (fn, args) in calls.items():
+            times[name] += cost.time_call(fn, *args, repeats=repeats, warmup=1).times_s
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def _matmul_call(size=2048):
+    """A ``size × size`` float32 ``tf.matmul`` (2·size³ FLOPs), the reference rate."""
+    a = tf.random.stateless_normal((size, size), seed=(1, 2))
+    return tf.function(tf.matmul, autograph=False), (a, a)
+
+
+def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=print):
+    """MiniMultiHeadAttention against keras.layers.MultiHeadAttention, side by side.
+
+    Returns plain data: median seconds per forward and per forward + backward call for
+    both layers, their ratios (Keras time / ours), the FLOP count of the forward pass,
+    the rate of a large matmul measured in the same run, and the forward pass's
+    fraction of it.
+    """
+    keras.utils.set_random_seed(0)
+    x = tf.random.stateless_normal((batch, n, d_model), seed=(0, 0))
+    mini = MiniMultiHeadAttention(d_model, heads)
+    mini(x)
+    ref = _keras_like(mini, x)
+    forward = {"mini": (tf.function(lambda x: mini(x), autograph=False), (x,)),
+               "keras": (tf.function(lambda x: ref(x, x), autograph=False), (x,)),
+               "matmul": _matmul_call(MATMUL_SIZE)}
+    both = {"mini": (_forward_backward(mini, lambda x: mini(x)), (x,)),
+            "keras": (_forward_backward(ref, lambda x: ref(x, x)), (x,))}
+    log("  forward (and the matmul reference) ...")
+    fwd = _interleaved(forward, rounds, repeats)
+    rate = 2 * MATMUL_SIZE**3 / fwd.pop("matmul") / 1e9
+    log("  forward + backward ...")
+    fb = _interleaved(both, rounds, repeats)
+    flops = cost.mha_forward_flops(batch, n, d_model)
+    return {
+        "shape": {"batch": batch, "n": n, "d_model": d_model, "heads": heads},
+        "forward_s": fwd, "forward_backward_s": fb,
+        "forward_speedup_vs_keras": fwd["keras"] / fwd["mini"],
+        "forward_backward_speedup_vs_keras": fb["keras"] / fb["mini"],
+        "forward_gflop": flops / 1e9, "forward_gflops": flops / fwd["mini"] / 1e9,
+        "matmul_gflops": rate, "forward_fraction_of_matmul": flops / fwd["mini"] / 1e9 / rate,
+    }
+
+
+# --- GRU against attention -----------------------------------------------------------
+
+
+def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, log=print):
+    """Forward time of a Keras GRU and of MiniMultiHeadAttention at each length.
+
+    The GRU must take ``n`` dependent steps; attention scores all positions at once.
+    Returns ``{"n": [...], "rnn_ms": [...], "attention_ms": [...]}``.
+    """
+    keras.utils.set_random_seed(0)
+    gru = keras.layers.GRU(d_model, return_sequences=True)
+    mha = MiniMultiHeadAttention(d_model, heads)
+    fns = {"rnn": tf.function(lambda x: gru(x), autograph=False),
+           "attention": tf.function(lambda x: mha(x), autograph=False)}
+    rows = {"n": [], "rnn_ms": [], "attention_ms": []}
+    for n in lengths:
+        x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
+        seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=1, repeats=repeats)
+        rows["n"].append(n)
+        rows["rnn_ms"].append(1e3 * seconds["rnn"])
+        rows["attention_ms"].append(1e3 * seconds["attention"])
+        log(f"  n={n:5d}  GRU {rows['rnn_ms'][-1]:8.2f} ms  attention {rows['attention_ms'][-1]:8.2f} ms")
+    return rows
+
+
+# --- targets and the command line ----------------------------------------------------
+
+
+def _target(name, measured, op, goal, note=""):
+    ok = measured >= goal if op == ">=" else measured <= goal
+    return {"name": name, "measured": float(measured), "target": f"{op} {goal}",
+            "passed": bool(ok), "note": note}
+
+
+def evaluate_targets(mha, variants, slope_from=2048):
+    """The benchmark's targets as a list of ``{name, measured, target, passed, note}``."""
+    targets = [
+        _target("forward speed-up vs keras.layers.MultiHeadAttention",
+                mha["forward_speedup_vs_keras"], ">=", 1.2),
+        _target("forward+backward speed-up vs keras.layers.MultiHeadAttention",
+                mha["forward_backward_speedup_vs_keras"], ">=", 1.2),
+        _target("forward FLOP rate / tf.matmul rate", mha["forward_fraction_of_matmul"], ">=", 0.7,
+                "FLOPs of the 4 projections, Q·Kᵀ and weights·V only (softmax, bias adds and "
+                "head reshapes are work but not counted); matmul: "
+                f"{MATMUL_SIZE}×{MATMUL_SIZE} float32, timed in the same rounds"),
+    ]
+    chunk, dense = variants["chunked"], variants["full"]
+    if chunk["peak_mib"] is not None:
+        n = max(chunk["n"])
+        ratio = chunk["peak_mib"][chunk["n"].index(n)] / dense["peak_mib"][dense["n"].index(n)]
+        targets.append(_target(f"chunked / full peak memory at n={n}", ratio, "<=", 1 / 8))
+    for name in ("window", "linear", "full"):
+        rows = variants[name]
+        keep = [i for i, n in enumerate(rows["n"]) if n >= slope_from] or list(range(len(rows["n"])))
+        ns = [rows["n"][i] for i in keep]
+        slope = cost.loglog_slope(ns, [rows["time_ms"][i] for i in keep])
+        note = f"log-log fit of time over n = {ns}"
+        if name == "full":
+            targets.append({"name": "full time slope (for comparison)", "measured": slope,
+                            "target": None, "passed": None, "note": note})
+        else:
+            targets.append(_target(f"{name} time slope", slope, "<=", 1.2, note))
+    return targets
+
+
+def _save_figures(out, variants, rnn):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import plots
+    from .plots.cost import rnn_vs_attention_time, variant_costs
+
+    plots.setup()
+    for name, fig in [("variants.png", variant_costs(variants)),
+                      ("rnn_vs_attention.png", rnn_vs_attention_time(rnn["n"], rnn["rnn_ms"], rnn["attention_ms"]))]:
+        fig.savefig(out / name, bbox_inches="tight")
+        plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m attnbook.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="bench-results", help="results folder (default: bench-results)")
+    parser.add_argument("--quick", action="store_true", help="shorter lengths and fewer repeats")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = functools.partial(print, flush=True)
+    started = time.time()
+
+    lengths = [512, 1024, 2048, 4096] if args.quick else [1024, 2048, 4096, 8192, 16384]
+    log("1/3 MiniMultiHeadAttention vs keras.layers.MultiHeadAttention (8, 512, 256, 8 heads)")
+    mha = measure_mha(rounds=2 if args.quick else 4, log=log)
+    log(f"  forward x{mha['forward_speedup_vs_keras']:.2f}, forward+backward "
+        f"x{mha['forward_backward_speedup_vs_keras']:.2f} vs Keras; "
+        f"{mha['forward_gflops']:.0f} GFLOP/s = {mha['forward_fraction_of_matmul']:.0%} of matmul "
+        f"({mha['matmul_gflops']:.0f} GFLOP/s)")
+    log(f"2/3 full / chunked / window / linear attention, n = {lengths} (heads=1, d=64)")
+    variants = measure_variants(lengths, repeats=2 if args.quick else 3, log=log)
+    log("3/3 GRU vs attention")
+    rnn = measure_rnn_vs_attention([64, 128, 256, 512] if args.quick else [64, 128, 256, 512, 1024], log=log)
+
+    targets = evaluate_targets(mha, variants, slope_from=1024 if args.quick else 2048)
+    results = {
+        "quick": args.quick, "seconds": round(time.time() - started, 1),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                    "load_average_1min_at_end": os.getloadavg()[0],
+                    "python": sys.version.split()[0],
+                    "tensorflow": tf.__version__, "keras": keras.__version__},
+        "settings": {"chunk_size": CHUNK_SIZE, "window": WINDOW},
+        "targets": targets, "mha": mha, "variants": variants, "rnn_vs_attention": rnn,
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    _save_figures(out, variants, rnn)
+    log("targets:")
+    for t in targets:
+        verdict = {True: "PASS", False: "FAIL", None: "info"}[t["passed"]]
+        log(f"  [{verdict}] {t['name']}: {t['measured']:.3g} (target {t['target']})")
+    log(f"wrote {out / 'results.json'} and figures in {results['seconds']} s")
+    return results
+
+
+if __name__ == "__main__":
+    main()

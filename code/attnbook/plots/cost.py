@@ -1,0 +1,100 @@
+"""Figures of the cost ledger (成本账), drawn from measured data passed in as arguments.
+
+The functions only draw: the numbers come from :mod:`attnbook.bench` (or any source of
+the same shape), so the drawing can be tested with made-up data. Call
+:func:`attnbook.plots.setup` first. Each series has its own colour, marker and line
+style, so the figures read in grey as well.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from ._style import CMAP
+
+# name -> (Chinese label, marker, line style, position on the colour map)
+VARIANT_STYLE = {
+    "full": ("全注意力（完整 n×n 分数表）", "o", "-", 0.0),
+    "chunked": ("分块（在线 softmax）", "s", "--", 0.35),
+    "window": ("滑动窗口", "^", "-.", 0.65),
+    "linear": ("线性注意力", "D", ":", 0.9),
+}
+
+
+def _series(ax, x, y, label, marker, linestyle, shade):
+    """One measured series; ``None`` or NaN entries (not measured) are skipped."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray([np.nan if v is None else v for v in y], dtype=float)
+    keep = np.isfinite(y)
+    ax.plot(x[keep], y[keep], marker=marker, linestyle=linestyle, color=plt.get_cmap(CMAP)(shade),
+            label=label, linewidth=1.8, markersize=6.5)
+
+
+def _log_axes(ax, lengths, xlabel, ylabel):
+    """Log-log axes whose ticks read as plain numbers (512, 1024, …; 0.5, 10, …)."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = sorted({float(n) for n in lengths})
+    ax.set_xticks(ticks, [f"{n:g}" for n in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _check_lengths(**columns):
+    sizes = {name: len(values) for name, values in columns.items()}
+    if len(set(sizes.values())) != 1 or 0 in sizes.values():
+        raise ValueError(f"the data columns must be non-empty and equally long, got lengths {sizes}.")
+
+
+def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_label="GRU（逐步递推）",
+                          attention_label="多头注意力（一次矩阵乘法）"):
+    """Forward time against sequence length for a recurrent layer and for attention.
+
+    ``lengths``, ``rnn_ms`` and ``attention_ms`` are equally long sequences of numbers
+    (milliseconds), e.g. from :func:`attnbook.bench.measure_rnn_vs_attention`.
+    Returns the figure.
+    """
+    _check_lengths(lengths=lengths, rnn_ms=rnn_ms, attention_ms=attention_ms)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    _series(ax, lengths, rnn_ms, rnn_label, "o", "-", 0.15)
+    _series(ax, lengths, attention_ms, attention_label, "s", "--", 0.7)
+    _log_axes(ax, lengths, "序列长度 n", "前向时间（毫秒）")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def variant_costs(results):
+    """Time and peak memory against n, on log-log axes, for the attention variants.
+
+    ``results`` maps a variant name (``full``, ``chunked``, ``window``, ``linear``; other
+    names are drawn with a neutral style) to ``{"n": [...], "time_ms": [...],
+    "peak_mib": [...] or None}``, e.g. from :func:`attnbook.bench.measure_variants`.
+    Missing entries (``None``) are left out. Without any memory data the figure has
+    only the time panel. Returns the figure.
+    """
+    if not results:
+        raise ValueError("results must name at least one variant, got an empty mapping.")
+    with_memory = any(rows.get("peak_mib") is not None for rows in results.values())
+    fig, axes = plt.subplots(1, 2 if with_memory else 1, figsize=(11 if with_memory else 6, 4.2),
+                             squeeze=False)
+    panels = [("time_ms", "前向时间（毫秒）", "时间")]
+    if with_memory:
+        panels.append(("peak_mib", "峰值内存（MiB）", "峰值内存"))
+    for ax, (column, ylabel, title) in zip(axes[0], panels):
+        for name, rows in results.items():
+            label, marker, linestyle, shade = VARIANT_STYLE.get(name, (name, "x", "-", 0.5))
+            values = rows.get(column)
+            if values is None:
+                continue
+            _check_lengths(n=rows["n"], **{column: values})
+            _series(ax, rows["n"], values, label, marker, linestyle, shade)
+        lengths = [n for rows in results.values() for n in rows["n"]]
+        _log_axes(ax, lengths, "序列长度 n", ylabel)
+        ax.set_title(title)
+    axes[0][0].legend(frameon=False, fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,151 @@
+"""Heat maps of attention weights: one table, a masked/unmasked pair, a head grid,
+the cross-attention table and a learned alignment.
+
+Every function takes weights as NumPy-like arrays (rows = queries, columns = keys) and
+returns a ``matplotlib.figure.Figure`` with one shared colour bar.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import patheffects
+
+from ._style import CMAP
+
+QUERY_LABEL = "查询位置"
+KEY_LABEL = "键位置"
+WEIGHT_LABEL = "注意力权重"
+# A white line with a black edge stays visible on every colour of the map, also in grey.
+_OUTLINED = [patheffects.withStroke(linewidth=3.2, foreground="black")]
+
+
+def _as_table(weights, name="weights", rank=2):
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != rank:
+        raise ValueError(f"{name} must have rank {rank}, got shape {weights.shape}.")
+    return weights
+
+
+def _ticks(n, step=None):
+    """Tick positions for n cells: all of them up to 12, else every few."""
+    step = step or (1 if n <= 12 else int(np.ceil(n / 10)))
+    return np.arange(0, n, step)
+
+
+def _draw(ax, weights, vmax, xlabel=KEY_LABEL, ylabel=QUERY_LABEL):
+    """Draw one (n_q, n_k) table on ax; return the image for the colour bar."""
+    image = ax.imshow(weights, cmap=CMAP, vmin=0.0, vmax=vmax, aspect="equal")
+    n_q, n_k = weights.shape
+    ax.set_xticks(_ticks(n_k))
+    ax.set_yticks(_ticks(n_q))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return image
+
+
+def _colorbar(fig, image, axes):
+    bar = fig.colorbar(image, ax=axes, shrink=0.85, pad=0.03)
+    bar.set_label(WEIGHT_LABEL)
+    return bar
+
+
+def _vmax(*tables):
+    return max(float(np.max(t)) for t in tables) or 1.0
+
+
+def weights_heatmap(weights, title="注意力权重表"):
+    """One weight table ``(n_q, n_k)``: row i is how query i spreads its attention."""
+    weights = _as_table(weights)
+    fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
+    image = _draw(ax, weights, _vmax(weights))
+    ax.set_title(title)
+    _colorbar(fig, image, ax)
+    return fig
+
+
+def _mark_padding(ax, length, n_q, n_k):
+    """Dashed lines before the first padded key (column) and query (row)."""
+    line = dict(color="white", linestyle="--", linewidth=1.6, path_effects=_OUTLINED)
+    if length < n_k:
+        ax.axvline(length - 0.5, **line)
+    if length < n_q:
+        ax.axhline(length - 0.5, **line)
+    ax.set_xlabel(f"{KEY_LABEL}（虚线后为补零）")
+    ax.set_ylabel(f"{QUERY_LABEL}（虚线下为补零）")
+
+
+def mask_comparison(unmasked, masked, length=None):
+    """Side by side: the same weights ``(n_q, n_k)`` without (无掩码) and with (有掩码) a
+    padding mask. ``length``: the sequence's real length; positions from there on are
+    padding and are marked with dashed lines."""
+    unmasked, masked = _as_table(unmasked, "unmasked"), _as_table(masked, "masked")
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.8), layout="constrained")
+    vmax = _vmax(unmasked, masked)
+    for ax, weights, title in [(axes[0], unmasked, "无掩码"), (axes[1], masked, "有掩码")]:
+        image = _draw(ax, weights, vmax)
+        ax.set_title(title)
+        if length is not None:
+            _mark_padding(ax, length, *weights.shape)
+    _colorbar(fig, image, axes)
+    return fig
+
+
+def head_grid(weights, title=None):
+    """One table per head: weights ``(heads, n_q, n_k)``, e.g. ``w[0]`` of
+    :class:`attnbook.MiniMultiHeadAttention` called with ``return_attention_scores=True``."""
+    weights = _as_table(weights, rank=3)
+    heads = weights.shape[0]
+    cols = heads if heads <= 4 else int(np.ceil(heads / 2))
+    rows = int(np.ceil(heads / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(2.9 * cols + 1.0, 3.0 * rows + 0.4),
+                             layout="constrained", squeeze=False)
+    vmax = _vmax(weights)
+    for h, ax in enumerate(axes.flat):
+        if h >= heads:
+            ax.remove()
+            continue
+        image = _draw(ax, weights[h], vmax)
+        ax.set_title(f"头 {h + 1}")
+        if h % cols:
+            ax.set_ylabel("")
+    if title:
+        fig.suptitle(title)
+    _colorbar(fig, image, axes[:, :].ravel().tolist()[:heads])
+    return fig
+
+
+def alignment_table(weights, title="对齐就是这张权重表"):
+    """Cross-attention weights ``(n_dec, n_enc)``: each decoder position (a query) spreads
+    its attention over the encoder positions (keys and values)."""
+    weights = _as_table(weights)
+    n_q, n_k = weights.shape
+    fig, ax = plt.subplots(figsize=(0.3 * n_k + 1.9, 0.3 * n_q + 1.3), layout="constrained")
+    image = _draw(ax, weights, _vmax(weights),
+                  xlabel="编码器位置（键、值）", ylabel="解码器位置（查询）")
+    ax.set_xticks(np.arange(n_k))
+    ax.set_yticks(np.arange(n_q))
+    ax.set_title(title)
+    _colorbar(fig, image, ax)
+    return fig
+
+
+def reversal_alignment(weights, inputs, outputs=None,
+                       title="学到的对齐：输出第 $i$ 位读取输入第 $n-1-i$ 位"):
+    """The cross-attention of the reversal model for one sequence.
+
+    weights: ``(n_out, n_in)``; inputs: the ``n_in`` input digits; outputs: the
+    ``n_out`` predicted digits (default: the reversed input). Tick labels show the
+    position and the digit, so the anti-diagonal can be read off.
+    """
+    weights = _as_table(weights)
+    inputs = [int(t) for t in np.asarray(inputs).ravel()]
+    outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
+    fig, ax = plt.subplots(figsize=(6.0, 5.2), layout="constrained")
+    image = _draw(ax, weights, 1.0, xlabel="输入位置：数字（键、值）", ylabel="输出位置：数字（查询）")
+    ax.set_xticks(np.arange(len(inputs)), [f"{i}:{t}" for i, t in enumerate(inputs)])
+    ax.set_yticks(np.arange(len(outputs)), [f"{i}:{t}" for i, t in enumerate(outputs)])
+    ax.set_title(title)
+    _colorbar(fig, image, ax)
+    return fig

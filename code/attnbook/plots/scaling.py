@@ -1,0 +1,56 @@
+"""The √d_k figure: how the scale of the scores moves the softmax as d_k grows."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ._style import CMAP
+
+# Colour, marker and line style all differ, so the curves stay apart in grey too.
+_CURVES = {
+    "unscaled": dict(label="不缩放", marker="o", linestyle="-", shade=0.0),
+    "head_depth": dict(label=r"除以 $\sqrt{d_k}$（每头维度）", marker="s", linestyle="--", shade=0.45),
+    "d_model": dict(label=r"除以 $\sqrt{d_{\mathrm{model}}}$（常见错误）", marker="^", linestyle=":",
+                    shade=0.8),
+}
+_METRICS = {
+    "max_weight": ("每行最大权重（均值）", "softmax 是否饱和"),
+    "entropy": ("每行熵（nat，均值）", "权重有多分散"),
+    "grad_norm": ("softmax 输入处的梯度范数（均值）", "梯度是否消失"),
+}
+
+
+def _uniform_reference(metric, n_keys):
+    return {"max_weight": 1.0 / n_keys, "entropy": np.log(n_keys)}.get(metric)
+
+
+def scaling_curves(result, metrics=("max_weight", "grad_norm")):
+    """Plot :func:`attnbook.scaling.measure_scaling` output, one panel per metric.
+
+    x: the head depth d_k on a log axis; one curve per scaling. The max-weight and
+    entropy panels also show the value of a uniform softmax over ``n_keys`` keys.
+    """
+    d_k = np.asarray(result["d_k"])
+    fig, axes = plt.subplots(1, len(metrics), figsize=(5.0 * len(metrics), 4.3),
+                             layout="constrained", squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        ylabel, title = _METRICS[metric]
+        for name, style in _CURVES.items():
+            ax.plot(d_k, result[name][metric], marker=style["marker"], linestyle=style["linestyle"],
+                    color=plt.get_cmap(CMAP)(style["shade"]), markersize=6, linewidth=1.8,
+                    label=style["label"])
+        reference = _uniform_reference(metric, result["n_keys"])
+        if reference is not None:
+            ax.axhline(reference, color="0.45", linewidth=1.2, linestyle=(0, (1, 2)),
+                       label=f"均匀分布（{result['n_keys']} 个键）")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d_k, [str(d) for d in d_k])
+        ax.minorticks_off()
+        ax.set_xlabel("每头维度 $d_k$")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False,
+               title=f"打分的缩放方式（$d_{{\\mathrm{{model}}}}$ = {result['heads']} 个头 × $d_k$）")
+    return fig
