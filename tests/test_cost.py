@@ -43,12 +43,6 @@ def test_score_table_rejects_bad_sizes(kwargs):
         cost.score_table(**kwargs)
 
 
-def test_serial_steps():
-    assert cost.serial_steps(8) == {"n": 8, "rnn": 8, "attention": 1}
-    with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
-        cost.serial_steps(0)
-
-
 def test_mha_forward_flops_counts_every_matmul():
     batch, n, n_k, d = 3, 5, 7, 16
     matmuls = [  # (rows, inner, columns) of each product
@@ -243,3 +237,17 @@ def test_measure_variants_returns_plain_rows():
         assert r["n"] == [64, 96] and len(r["time_ms"]) == 2 and r["peak_mib"] is None
         assert all(t > 0 for t in r["time_ms"])
     assert len(lines) == 8
+
+
+@pytest.mark.parametrize("nbytes, text", [
+    (0, "0 B"), (1023, "1023 B"), (40_000, "39.1 KiB"), (4_000_000, "3.8 MiB"),
+    (cost.score_table(100_000)["bytes"], "37.3 GiB"),
+    (cost.score_table(100_000, batch=8, heads=8)["bytes"], "2.3 TiB"),
+])
+def test_format_bytes(nbytes, text):
+    assert cost.format_bytes(nbytes) == text
+
+
+def test_format_bytes_rejects_negative():
+    with pytest.raises(ValueError, match="nbytes must be >= 0"):
+        cost.format_bytes(-1)

@@ -35,16 +35,6 @@ def score_table(n, batch=1, heads=1, bytes_per_score=4, n_k=None):
             "entries": entries, "bytes": nbytes, "mib": nbytes / 2**20}
 
 
-def serial_steps(n):
-    """Dependent steps needed to relate ``n`` positions: an RNN's n versus attention's 1.
-
-    An RNN must finish step t before step t + 1; attention scores all n positions with
-    one matrix product. Returns ``{"n": n, "rnn": n, "attention": 1}``.
-    """
-    _check_positive_int("n", n)
-    return {"n": n, "rnn": n, "attention": 1}
-
-
 def mha_forward_flops(batch, n, d_model, n_k=None):
     """Floating-point operations of one multi-head attention forward pass.
 
@@ -254,7 +244,19 @@ def mib(nbytes):
     return nbytes / 2**20
 
 
+def format_bytes(nbytes):
+    """A byte count in the largest binary unit that keeps it ≥ 1: '39.1 KiB', '2.3 TiB'."""
+    if nbytes < 0:
+        raise ValueError(f"nbytes must be >= 0, got {nbytes}.")
+    value, unit = float(nbytes), "B"
+    for next_unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, next_unit
+    return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+
+
 __all__ = [
-    "PeakMemory", "Timing", "loglog_slope", "mha_forward_flops", "mib", "peak_memory",
-    "score_table", "serial_steps", "time_call",
+    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "mib", "peak_memory",
+    "score_table", "time_call",
 ]
