@@ -14,7 +14,7 @@ from ._style import CMAP
 
 # name -> (Chinese label, marker, line style, position on the colour map)
 VARIANT_STYLE = {
-    "full": ("全注意力（完整 n×n 分数表）", "o", "-", 0.0),
+    "full": ("完整注意力（n×n 打分表）", "o", "-", 0.0),
     "chunked": ("分块（在线 softmax）", "s", "--", 0.35),
     "window": ("滑动窗口", "^", "-.", 0.65),
     "linear": ("线性注意力", "D", ":", 0.9),
@@ -79,12 +79,13 @@ def variant_costs(results):
     if not results:
         raise ValueError("results must name at least one variant, got an empty mapping.")
     with_memory = any(rows.get("peak_mib") is not None for rows in results.values())
-    fig, axes = plt.subplots(1, 2 if with_memory else 1, figsize=(11 if with_memory else 6, 4.2),
+    # Panels stacked, not side by side: each keeps a legible size in the page column.
+    fig, axes = plt.subplots(2 if with_memory else 1, 1, figsize=(6.6, 8.0 if with_memory else 4.2),
                              squeeze=False)
     panels = [("time_ms", "前向时间（毫秒）", "时间")]
     if with_memory:
         panels.append(("peak_mib", "峰值内存（MiB）", "峰值内存"))
-    for ax, (column, ylabel, title) in zip(axes[0], panels):
+    for ax, (column, ylabel, title) in zip(axes[:, 0], panels):
         for name, rows in results.items():
             label, marker, linestyle, shade = VARIANT_STYLE.get(name, (name, "x", "-", 0.5))
             values = rows.get(column)
