@@ -290,7 +290,7 @@ def main(argv=None):
     log("targets:")
     for t in targets:
         verdict = {True: "PASS", False: "FAIL", None: "info"}[t["passed"]]
-        log(f"  [{verdict}] {t['name']}: {t['measured']:.3g} (target {t['target']})")
+        log(f"  [{verdict}] {t['name']}: {t['measured']:.4g} (target {t['target']})")
     log(f"wrote {out / 'results.json'} and figures in {results['seconds']} s")
     return results
 
