@@ -9,7 +9,8 @@ import numbers
 
 from ._tf import tf
 
-_FLOAT_DTYPES = (tf.float16, tf.bfloat16, tf.float32, tf.float64)
+HALF_DTYPES = (tf.float16, tf.bfloat16)  # normalised in float32, then cast back
+_FLOAT_DTYPES = (*HALF_DTYPES, tf.float32, tf.float64)
 
 
 def positive_int(name, value):

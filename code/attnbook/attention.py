@@ -14,7 +14,7 @@ def masked_softmax(scores, mask=None):
     scores are normalised in float32 and cast back.
     """
     dtype = scores.dtype
-    if dtype in (tf.float16, tf.bfloat16):
+    if dtype in _checks.HALF_DTYPES:
         scores = tf.cast(scores, tf.float32)
     if mask is not None:
         # A finite floor instead of -inf: a fully masked row stays finite (uniform),

@@ -14,6 +14,8 @@ import traceback
 
 import numpy as np
 
+from . import _checks
+
 # --- the ledger: plain arithmetic ----------------------------------------------------
 
 
@@ -27,7 +29,7 @@ def score_table(n, batch=1, heads=1, bytes_per_score=4, n_k=None):
     n_k = n if n_k is None else n_k
     for name, value in [("n", n), ("n_k", n_k), ("batch", batch), ("heads", heads),
                         ("bytes_per_score", bytes_per_score)]:
-        _check_positive_int(name, value)
+        _checks.positive_int(name, value)
     pairs = n * n_k
     entries = batch * heads * pairs
     nbytes = entries * bytes_per_score
@@ -45,7 +47,7 @@ def mha_forward_flops(batch, n, d_model, n_k=None):
     """
     n_k = n if n_k is None else n_k
     for name, value in [("batch", batch), ("n", n), ("d_model", d_model), ("n_k", n_k)]:
-        _check_positive_int(name, value)
+        _checks.positive_int(name, value)
     projections = 2 * batch * d_model**2 * (2 * n + 2 * n_k)
     products = 2 * (2 * batch * n * n_k * d_model)
     return projections + products
@@ -67,11 +69,6 @@ def loglog_slope(x, y):
         )
     slope, _ = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope)
-
-
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
 
 
 # --- timing --------------------------------------------------------------------------
@@ -239,11 +236,6 @@ def _maxrss_bytes():
     return maxrss if sys.platform == "darwin" else 1024 * maxrss  # macOS: bytes; else KiB
 
 
-def mib(nbytes):
-    """Bytes to MiB (2²⁰ bytes)."""
-    return nbytes / 2**20
-
-
 def format_bytes(nbytes):
     """A byte count in the largest binary unit that keeps it ≥ 1: '39.1 KiB', '2.3 TiB'."""
     if nbytes < 0:
@@ -257,6 +249,6 @@ def format_bytes(nbytes):
 
 
 __all__ = [
-    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "mib", "peak_memory",
+    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memory",
     "score_table", "time_call",
 ]

@@ -61,7 +61,7 @@ def _full_rank_mask(mask, query, key, name="mask"):
 def _to_float32(*tensors):
     """Cast half-precision tensors to float32; return them and the original dtype."""
     dtype = tensors[0].dtype
-    if dtype in (tf.float16, tf.bfloat16):
+    if dtype in _checks.HALF_DTYPES:
         tensors = tuple(tf.cast(t, tf.float32) for t in tensors)
     return tensors, dtype
 
