@@ -1,19 +1,23 @@
 # make book: build the executed book into _build/html (creates .venv if needed).
-# make test: run every test (package, then the built book) against that build.
+# make test: run every test (package, the built book, then the browser) against that build.
+# make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HTML   := _build/html/index.html
-SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' \) -not -path '*/__pycache__/*')
+SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' \) -not -path '*/__pycache__/*')
 
-.PHONY: book test venv clean
+.PHONY: book test serve venv clean
 .DELETE_ON_ERROR:
 
 book: $(HTML)
 
 test: $(HTML)
 	$(BIN)/python -m pytest
+
+serve: $(HTML)
+	$(BIN)/python tools/serve.py --port 8000
 
 venv: $(STAMP)
 

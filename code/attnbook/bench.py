@@ -11,7 +11,8 @@ Three measurements, all taken side by side in one run on this machine:
 
 The results go to ``DIR/results.json`` with every target, its measured value and
 pass/fail, and the figures to ``DIR/*.png``. The measuring functions return plain data,
-so a page can call them and hand the data to :mod:`attnbook.plots.cost`.
+so a page can call them and hand the data to :func:`attnbook.plots.rnn_vs_attention_time` and
+:func:`attnbook.plots.variant_costs`.
 """
 
 import argparse

@@ -17,6 +17,7 @@ SCALINGS = {
     "head_depth": lambda d_k, heads: np.sqrt(d_k),  # the right one: √d_k of one head
     "d_model": lambda d_k, heads: np.sqrt(heads * d_k),  # the mistake: √d_model
 }
+#: The statistics that :func:`measure_scaling` reports for each depth.
 METRICS = ("max_weight", "entropy", "grad_norm")
 DEPTHS = tuple(2**i for i in range(2, 10))  # 4 .. 512
 

@@ -1,0 +1,663 @@
+"""Real-browser checks of the built site in _build/html (headless Chromium, Playwright).
+
+The site is served by tools/serve.py under a sub-path that is not the one it is
+published under, which proves every link and asset works from any sub-path. Each
+page is opened in a fresh browser context (cold cache), with every request that
+would leave 127.0.0.1 recorded and aborted; then:
+
+* no console errors or page errors, no request off the machine;
+* every <img> decoded, every math element typeset by MathJax (served by the site);
+* on a 390x844 phone viewport nothing but code scrolls sideways;
+* in dark mode the theme is dark and the text light.
+
+The Sphinx (jieba) search finds the section for its key terms and finds every
+glossary term; the 404 page works under the prefix it was built for. Screenshots
+and per-page metrics (transfer size, requests, load time) go to
+test-artifacts/browser/; the metrics table is printed at the end of the run.
+
+Without Chromium or without a build these tests are skipped locally, and fail when
+the environment variable CI is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote, urljoin, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SERVE = ROOT / "tools" / "serve.py"
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+METRICS_FILE = ARTIFACTS / "metrics.json"
+
+SUB_PATH = "/some/sub-path/"  # deliberately not the published prefix
+SECTION = "book/ch04/attention.html"
+GLOSSARY = "book/glossary.html"
+SEARCH_TERMS = ["注意力机制", "缩放点积", "多头注意力", "交叉注意力", "自注意力", "掩码", "位置编码"]
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+CODE_BLOCKS = "pre, div.highlight, .cell_output, .output"
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+MATHJAX_TIMEOUT_MS = 20_000
+IDLE_TIMEOUT_MS = 2_000
+
+
+# --- what to test (read at collection time; placeholders when there is no build) --
+
+
+def built_pages() -> list[str]:
+    """Every page of the site, relative to _build/html; 404.html has its own test."""
+    pages = []
+    for path in sorted(HTML.rglob("*.html")):
+        rel = path.relative_to(HTML)
+        top = rel.parts[0]
+        if len(rel.parts) > 1 and (top.startswith("_") or "jupyter_execute" in top):
+            continue  # _static, _sources, _images, _downloads, jupyter_execute, ...
+        if rel.as_posix() == "404.html":
+            continue
+        pages.append(rel.as_posix())
+    return pages or ["index.html"]  # no build: one test that skips (or fails on CI)
+
+
+def glossary_terms() -> list[str]:
+    path = HTML / GLOSSARY
+    if not path.exists():
+        return ["<no glossary page in the build>"]
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    terms = []
+    for dt in soup.select("dl.glossary dt"):
+        for extra in dt.select("a.headerlink, .headerlink"):
+            extra.decompose()
+        text = dt.get_text(" ", strip=True)
+        # "查询 (query)" / "查询 ¶" -> "查询": the term is the text before any aside.
+        term = re.split(r"\s*[(（¶:：]", text, maxsplit=1)[0].strip()
+        if term:
+            terms.append(term)
+    return terms or ["<no dl.glossary dt in the glossary page>"]
+
+
+PAGES = built_pages()
+
+
+# --- environment: Chromium, build, server, browser ---------------------------------
+
+
+def unavailable(reason: str):
+    """Skip locally; fail on CI, where the browser tests must run."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so the browser tests must run, not skip)", pytrace=False)
+    pytest.skip(f"{reason}; browser tests run on CI")
+
+
+def chromium_path() -> str | None:
+    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = chromium_path()
+    if path is None:
+        unavailable("chromium not installed: apt-get install chromium")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        unavailable("playwright (Python) not installed: pip install -r requirements.txt")
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(chromium) -> Path:
+    if not (HTML / "index.html").exists():
+        unavailable("no build in _build/html: run `make book` first")
+    return HTML
+
+
+class Server:
+    """tools/serve.py in a subprocess; .url is the served prefix, ending in '/'."""
+
+    def __init__(self, root: Path, prefix: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVE), str(root), "--port", "0", "--prefix", prefix],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("serving http://127.0.0.1:"):
+            self.stop()
+            raise RuntimeError(f"tools/serve.py did not start: {line!r} {self.proc.stderr.read()}")
+        self.url = line.split(" ", 1)[1]
+        self.prefix = urlsplit(self.url).path
+        self.origin = self.url[: -len(self.prefix)]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream:
+                stream.close()
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    srv = Server(site, SUB_PATH)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+    except Exception as exc:  # noqa: BLE001 - report why, then skip/fail
+        pw.stop()
+        unavailable(f"chromium at {chromium} did not start under Playwright: {exc}")
+    yield b
+    b.close()
+    pw.stop()
+
+
+# --- one watched page per fresh context -----------------------------------------------
+
+
+class Watched:
+    """A fresh context and page; records console errors, page errors, off-host requests,
+    failed requests and HTTP errors."""
+
+    def __init__(self, browser, **context_options):
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.off_host: list[str] = []
+        self.failed: list[str] = []
+        self.http_errors: list[str] = []
+        self.context = browser.new_context(**context_options)
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        self.page.on("requestfailed", self._request_failed)
+        self.page.on("response", self._response)
+
+    def _route(self, route):
+        url = route.request.url
+        split = urlsplit(url)
+        if split.scheme in ("http", "https", "ws", "wss") and split.hostname not in LOCAL_HOSTS:
+            self.off_host.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def _console(self, msg):
+        if msg.type == "error":
+            loc = msg.location or {}
+            where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
+            self.console_errors.append(f"{msg.text}{where}")
+
+    def _request_failed(self, request):
+        if request.url not in self.off_host:
+            self.failed.append(f"{request.url}: {request.failure}")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.http_errors.append(f"{response.status} {response.url}")
+
+    def open(self, url: str, mathjax: bool = True):
+        response = self.page.goto(url, wait_until="load")
+        if redirects(url):
+            # index.html is a meta-refresh page: follow it, then check the page it leads to.
+            self.page.wait_for_url(lambda u: u != url, wait_until="load")
+        if mathjax:
+            self.wait_for_mathjax()
+        try:
+            self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
+        except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
+            pass
+        return response
+
+    def wait_for_mathjax(self) -> bool:
+        """Wait for MathJax's first typesetting, if MathJax is on the page."""
+        return self.page.evaluate(
+            """async (ms) => {
+                const mj = window.MathJax;
+                if (!(mj && mj.startup && mj.startup.promise)) return false;
+                const timeout = new Promise((resolve) => setTimeout(() => resolve(false), ms));
+                return await Promise.race([mj.startup.promise.then(() => true), timeout]);
+            }""",
+            MATHJAX_TIMEOUT_MS,
+        )
+
+    def problems(self) -> list[str]:
+        out = [f"console error: {m}" for m in self.console_errors]
+        out += [f"page error: {m}" for m in self.page_errors]
+        return out
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def watch(browser):
+    opened = []
+
+    def make(**context_options) -> Watched:
+        w = Watched(browser, **context_options)
+        opened.append(w)
+        return w
+
+    yield make
+    for w in opened:
+        w.close()
+
+
+def redirects(url: str) -> bool:
+    """Whether the built file behind a URL served at SUB_PATH is a meta-refresh page."""
+    path = urlsplit(url).path
+    if not path.startswith(SUB_PATH):
+        return False
+    file = HTML / (path[len(SUB_PATH):] or "index.html")
+    if not file.is_file():
+        return False
+    head = file.read_text(encoding="utf-8", errors="replace")[:2000]
+    return bool(re.search(r"<meta[^>]+http-equiv=[\"']?refresh", head, re.I))
+
+
+def fmt(items) -> str:
+    return "\n  " + "\n  ".join(str(i) for i in items) if items else " (none)"
+
+
+# --- metrics: collected per page, written as JSON, printed at the end --------------
+
+METRICS: dict[str, dict] = {}
+
+
+class MetricsReport:
+    def pytest_terminal_summary(self, terminalreporter):
+        if not METRICS:
+            return
+        tr = terminalreporter
+        tr.section("browser metrics (cold cache, served from 127.0.0.1)")
+        width = max(len(p) for p in METRICS)
+        tr.write_line(f"{'page'.ljust(width)}  {'KiB':>8}  {'requests':>8}  {'load ms':>8}")
+        for page, m in sorted(METRICS.items()):
+            tr.write_line(f"{page.ljust(width)}  {m['transfer_bytes'] / 1024:8.1f}  "
+                          f"{m['requests']:8d}  {m['load_ms']:8.0f}")
+        tr.write_line(f"written to {METRICS_FILE.relative_to(ROOT)}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def metrics_report(request):
+    plugin = MetricsReport()
+    request.config.pluginmanager.register(plugin, "browser-metrics-report")
+    yield
+    if METRICS:
+        write_metrics()
+
+
+def write_metrics():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    old = {}
+    if METRICS_FILE.exists():
+        try:
+            old = json.loads(METRICS_FILE.read_text(encoding="utf-8"))
+        except ValueError:
+            old = {}
+    # Pages measured in this run replace their old entries; pages no longer built go.
+    merged = {p: m for p, m in old.items() if p in PAGES} | METRICS
+    METRICS_FILE.write_text(json.dumps(dict(sorted(merged.items())), ensure_ascii=False, indent=2)
+                            + "\n", encoding="utf-8")
+
+
+MEASURE_JS = """() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const res = performance.getEntriesByType('resource');
+    const bytes = (nav ? nav.transferSize : 0) + res.reduce((s, r) => s + (r.transferSize || 0), 0);
+    return {transfer_bytes: bytes, requests: res.length + (nav ? 1 : 0),
+            load_ms: nav ? Math.round(nav.loadEventEnd - nav.startTime) : null};
+}"""
+
+IMAGES_JS = """async () => {
+    const imgs = [...document.images];
+    imgs.forEach((img) => { img.loading = 'eager'; });
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    await Promise.all(imgs.map((img) => img.complete ? null : new Promise((resolve) => {
+        img.addEventListener('load', resolve, {once: true});
+        img.addEventListener('error', resolve, {once: true});
+        setTimeout(resolve, 10000);
+    })));
+    window.scrollTo(0, 0);
+    return imgs.map((img) => ({src: img.currentSrc || img.src, alt: img.alt,
+                               complete: img.complete, width: img.naturalWidth}));
+}"""
+
+MATH_JS = """() => [...document.querySelectorAll('span.math, div.math')].map((el) => ({
+    typeset: !!el.querySelector('mjx-container'),
+    tex: (el.querySelector('mjx-container') ? '' : el.textContent).trim().slice(0, 160),
+    display: el.tagName === 'DIV',
+}))"""
+
+# Elements sticking out past the right edge of the viewport, outside code blocks;
+# outermost ones only. A theme container with overflow-x: auto keeps the page itself
+# from scrolling, but what sticks out of the viewport is still cut off or needs a
+# sideways swipe, so it counts; the report names the ancestor that scrolls.
+OVERFLOW_JS = """(codeBlocks) => {
+    const vw = window.innerWidth;
+    const describe = (el) => {
+        const parts = [];
+        for (let e = el; e && e !== document.body && parts.length < 4; e = e.parentElement) {
+            let s = e.tagName.toLowerCase();
+            if (e.id) s += '#' + e.id;
+            else if (e.classList.length) s += '.' + [...e.classList].slice(0, 3).join('.');
+            parts.unshift(s);
+        }
+        return parts.join(' > ');
+    };
+    const scroller = (el) => {
+        for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== 'visible') return describe(a).split(' > ').pop() + ' (overflow-x: ' + getComputedStyle(a).overflowX + ')';
+        }
+        return null;
+    };
+    const offenders = [];
+    for (const el of document.body.querySelectorAll('*')) {
+        if (el.closest(codeBlocks)) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || r.right <= vw + 1) continue;
+        if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+        offenders.push(el);
+    }
+    const set = new Set(offenders);
+    return offenders
+        .filter((el) => { for (let a = el.parentElement; a; a = a.parentElement) if (set.has(a)) return false; return true; })
+        .map((el) => { const r = el.getBoundingClientRect();
+            return {selector: describe(el), left: Math.round(r.left), right: Math.round(r.right),
+                    width: Math.round(r.width), scroller: scroller(el),
+                    text: (el.textContent || '').trim().slice(0, 60)}; });
+}"""
+
+# Relative luminance of any CSS colour (rendered through a canvas, so any syntax works),
+# composited over white when translucent is not needed: we walk up to an opaque background.
+COLORS_JS = """() => {
+    const ctx = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+    const rgba = (css) => {
+        ctx.clearRect(0, 0, 1, 1);
+        ctx.fillStyle = '#000'; ctx.fillStyle = css;
+        ctx.fillRect(0, 0, 1, 1);
+        return [...ctx.getImageData(0, 0, 1, 1).data];
+    };
+    const lum = ([r, g, b]) => {
+        const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    let bgEl = document.body, bg = getComputedStyle(bgEl).backgroundColor;
+    if (rgba(bg)[3] === 0) { bgEl = document.documentElement; bg = getComputedStyle(bgEl).backgroundColor; }
+    const textEl = document.querySelector('article.bd-article p, main p, article p, main') || document.body;
+    const fg = getComputedStyle(textEl).color;
+    return {theme: document.documentElement.dataset.theme || null,
+            mode: document.documentElement.dataset.mode || null,
+            background: bg, background_luminance: rgba(bg)[3] === 0 ? null : lum(rgba(bg)),
+            text: fg, text_luminance: lum(rgba(fg))};
+}"""
+
+
+# --- per page: clean load, images, math, metrics --------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_loads_cleanly(page, server, watch):
+    w = watch(viewport=DESKTOP)
+    response = w.open(server.url + page)
+    assert response is not None and response.status == 200, f"{page}: HTTP {response and response.status}"
+
+    METRICS[page] = w.page.evaluate(MEASURE_JS)
+    write_metrics()
+
+    images = w.page.evaluate(IMAGES_JS)
+    broken = [f"{i['src']} (alt={i['alt']!r}, complete={i['complete']}, naturalWidth={i['width']})"
+              for i in images if not (i["complete"] and i["width"] > 0)]
+    math = w.page.evaluate(MATH_JS)
+    untypeset = [("display: " if m["display"] else "inline: ") + m["tex"] for m in math if not m["typeset"]]
+    mathjax_src = w.page.evaluate(
+        "() => [...document.scripts].map((s) => s.src).filter((s) => /mathjax/i.test(s))")
+
+    failures = []
+    if w.problems():
+        failures.append(f"console/page errors:{fmt(w.problems())}")
+    if w.off_host:
+        failures.append(f"requests that left 127.0.0.1 (aborted):{fmt(sorted(set(w.off_host)))}")
+    if w.failed or w.http_errors:
+        failures.append(f"failed requests:{fmt(w.failed + w.http_errors)}")
+    if broken:
+        failures.append(f"{len(broken)} of {len(images)} images not decoded:{fmt(broken)}")
+    if untypeset:
+        failures.append(f"{len(untypeset)} of {len(math)} math elements not typeset by MathJax "
+                        f"(MathJax scripts: {mathjax_src or 'none'}):{fmt(untypeset[:15])}"
+                        + (f"\n  ... and {len(untypeset) - 15} more" if len(untypeset) > 15 else ""))
+    assert not failures, f"{page}:\n" + "\n".join(failures)
+
+
+def test_section_page_has_math(site):
+    """The math check above must not pass vacuously everywhere."""
+    text = (site / SECTION).read_text(encoding="utf-8")
+    count = len(re.findall(r'class="math notranslate nohighlight"', text))
+    assert count > 0, f"{SECTION} has no span.math/div.math: math typesetting is not being tested"
+
+
+# --- per page: phone viewport -------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_fits_phone(page, server, watch):
+    w = watch(viewport=PHONE)
+    w.open(server.url + page)
+    widths = w.page.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})")
+    offenders = w.page.evaluate(OVERFLOW_JS, CODE_BLOCKS)
+    failures = []
+    if widths["scroll"] > widths["inner"] + 1:
+        failures.append(f"page scrolls sideways: scrollWidth {widths['scroll']} > innerWidth {widths['inner']}")
+    if offenders:
+        failures.append("elements past the right edge (outside code blocks):" + fmt(
+            f"{o['selector']}: left {o['left']}, right {o['right']}, width {o['width']} "
+            f"(viewport {widths['inner']}; clipped/scrolled by {o['scroller'] or 'nothing: the page'}) "
+            f"{o['text']!r}" for o in offenders))
+    assert not failures, f"{page} at {PHONE['width']}x{PHONE['height']}:\n" + "\n".join(failures)
+
+
+# --- per page: dark mode ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_dark_mode(page, server, watch):
+    w = watch(viewport=DESKTOP, color_scheme="dark")
+    w.open(server.url + page)
+    c = w.page.evaluate(COLORS_JS)
+    failures = []
+    if c["theme"] != "dark":
+        failures.append(f"<html data-theme> is {c['theme']!r} (data-mode {c['mode']!r}), not 'dark'")
+    if c["background_luminance"] is None or c["background_luminance"] >= 0.2:
+        failures.append(f"background {c['background']} is not dark (luminance {c['background_luminance']})")
+    if c["text_luminance"] <= 0.4:
+        failures.append(f"main text colour {c['text']} is not light (luminance {c['text_luminance']:.3f})")
+    if w.problems():
+        failures.append(f"console/page errors:{fmt(w.problems())}")
+    assert not failures, f"{page} in dark mode:\n" + "\n".join(failures)
+
+
+# --- search (Sphinx searchtools + jieba index) -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def search_page(browser, server):
+    """One context for all searches: the index is the same for each."""
+    w = Watched(browser, viewport=DESKTOP)
+    yield w
+    w.close()
+
+
+def run_search(w: Watched, server: Server, term: str) -> list[dict]:
+    w.page.goto(f"{server.url}search.html?q={quote(term)}", wait_until="load")
+    w.page.wait_for_function(
+        """() => {
+            const s = document.querySelector('#search-results .search-summary');
+            return s && s.innerText.trim().length > 0;
+        }""",
+        timeout=30_000,
+    )
+    return w.page.evaluate(
+        """() => [...document.querySelectorAll('#search-results ul.search li > a')]
+                 .map((a) => ({href: a.href, text: a.textContent.trim()}))""")
+
+
+def show(results) -> str:
+    return fmt(f"{r['text']} -> {r['href']}" for r in results)
+
+
+@pytest.mark.parametrize("term", SEARCH_TERMS)
+def test_search_finds_section(term, search_page, server):
+    results = run_search(search_page, server, term)
+    target = server.prefix + SECTION
+    hits = [r for r in results if urlsplit(r["href"]).path == target]
+    summary = search_page.page.inner_text("#search-results .search-summary")
+    assert hits, (f"search for {term!r} does not link to {SECTION}; "
+                  f"summary {summary!r}; results:{show(results)}")
+
+
+@pytest.mark.parametrize("term", glossary_terms())
+def test_search_finds_glossary_term(term, search_page, server):
+    if term.startswith("<"):
+        pytest.fail(f"cannot read the glossary terms from {GLOSSARY}: {term}")
+    results = run_search(search_page, server, term)
+    summary = search_page.page.inner_text("#search-results .search-summary")
+    assert results, f"search for glossary term {term!r} returns nothing; summary {summary!r}"
+
+
+# --- 404 page under its own prefix -------------------------------------------------------
+
+
+def prefix_of_404(site: Path) -> str:
+    page = site / "404.html"
+    if not page.exists():
+        pytest.fail("_build/html/404.html does not exist: the site needs a 404 page "
+                    "(GitHub Pages serves it for every missing URL)", pytrace=False)
+    m = re.search(r'(?:href|src)="(/[^"]*?)_static/', page.read_text(encoding="utf-8"))
+    if not m:
+        pytest.fail("404.html links its assets relatively (no absolute href=\"/…/_static/\"); "
+                    "on a deep missing URL they cannot load", pytrace=False)
+    return m.group(1)
+
+
+def test_404_page(site, browser, watch):
+    prefix = prefix_of_404(site)
+    srv = Server(site, prefix)
+    try:
+        w = watch(viewport=DESKTOP)
+        missing = srv.url + "no/such/page.html"
+        response = w.open(missing)
+        assert response is not None and response.status == 404, \
+            f"{missing}: status {response and response.status}, expected 404"
+        sheets = w.page.evaluate(
+            """() => [...document.querySelectorAll('link[rel="stylesheet"]')]
+                     .map((l) => ({href: l.href, loaded: !!l.sheet}))""")
+        starts = {srv.prefix, srv.prefix + "index.html", srv.prefix + "book/index.html"}
+        links = w.page.evaluate("() => [...document.querySelectorAll('a[href]')].map((a) => a.href)")
+        home = [h for h in links if urlsplit(h).path in starts and urlsplit(h).netloc == urlsplit(srv.url).netloc]
+
+        failures = []
+        if not sheets:
+            failures.append("no stylesheets at all")
+        not_loaded = [s["href"] for s in sheets if not s["loaded"]]
+        if not_loaded:
+            failures.append(f"stylesheets not loaded:{fmt(not_loaded)}")
+        # The document itself is a 404 by design (Chromium logs that as a console error);
+        # any other error or failed request is a fault.
+        problems = [m for m in w.problems() if not ("status of 404" in m and f"({missing}:" in m)]
+        if problems:
+            failures.append(f"console/page errors:{fmt(problems)}")
+        if w.off_host:
+            failures.append(f"requests that left 127.0.0.1:{fmt(sorted(set(w.off_host)))}")
+        others = [e for e in w.http_errors if not e.endswith(missing)] + w.failed
+        if others:
+            failures.append(f"failed requests:{fmt(others)}")
+        if not home:
+            failures.append(f"no link back to the start page ({' or '.join(sorted(starts))}); links:{fmt(links)}")
+        else:
+            back = w.page.goto(home[0], wait_until="load")
+            if back is None or back.status != 200:
+                failures.append(f"the link back {home[0]} answers {back and back.status}")
+        assert not failures, f"404 page (built for prefix {prefix}):\n" + "\n".join(failures)
+    finally:
+        srv.stop()
+
+
+def test_server_redirects_and_404s(server, site):
+    """tools/serve.py: '/' redirects to the prefix; a missing file is a 404 with 404.html."""
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as info:
+        opener.open(server.origin + "/")
+    assert info.value.code in (301, 302) and info.value.headers["Location"] == server.prefix
+    with urllib.request.urlopen(server.url) as r:
+        assert r.status == 200 and r.read() == (site / "index.html").read_bytes()
+    for missing in (server.url + "no/such/page.html", server.origin + "/elsewhere/index.html"):
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(missing)
+        assert info.value.code == 404
+        if (site / "404.html").exists():
+            assert info.value.read() == (site / "404.html").read_bytes()
+
+
+# --- screenshots ----------------------------------------------------------------------------
+
+
+def test_screenshots(server, watch):
+    """Artefacts for a person to look at; written whatever the other tests say."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shots = [
+        ("section-desktop.png", dict(viewport=DESKTOP), SECTION),
+        ("section-phone.png", dict(viewport=PHONE), SECTION),
+        ("section-dark.png", dict(viewport=DESKTOP, color_scheme="dark"), SECTION),
+    ]
+    for name, options, page in shots:
+        w = watch(**options)
+        w.open(server.url + page)
+        w.page.evaluate(IMAGES_JS)
+        w.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    w = watch(viewport=DESKTOP)
+    w.page.goto(f"{server.url}search.html?q={quote(SEARCH_TERMS[0])}", wait_until="load")
+    try:
+        w.page.wait_for_function(
+            "() => (document.querySelector('#search-results .search-summary')?.innerText || '').trim()",
+            timeout=30_000)
+    finally:
+        w.page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
+    for name in ("section-desktop.png", "section-phone.png", "section-dark.png", "search.png"):
+        assert (ARTIFACTS / name).stat().st_size > 0

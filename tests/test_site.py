@@ -1,0 +1,212 @@
+"""Checks of the built site as a product (no browser): exercises, downloads, offline
+assets, Chinese interface, glossary-driven search, references, 404 and API pages.
+
+The real-browser checks are in test_browser.py; these read the files in _build/.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
+HTML = BUILD / "html"
+EXECUTED = BUILD / "jupyter_execute"
+EXERCISES = "book/ch04/exercises"
+STARTER = "book/ch04/exercises-starter"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    if not (HTML / "index.html").exists():
+        pytest.fail("No build in _build/html: run `make book` (or `make test`, which builds first).")
+
+
+def soup(page):
+    return BeautifulSoup((HTML / page).read_text(encoding="utf-8"), "html.parser")
+
+
+def pages():
+    skip = {"_static", "_sources", "_images"}
+    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
+                  if not skip & set(p.relative_to(HTML).parts))
+
+
+def check_cells(page):
+    """(source, output text) of every executed cell that calls check(...)."""
+    nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    return [(cell.source, "".join(o.get("text") or o.get("data", {}).get("text/plain", "")
+                                  for o in cell.outputs))
+            for cell in nb.cells if cell.cell_type == "code" and "check(" in cell.source]
+
+
+def check_id(source):
+    return re.search(r'check\("([\d.]+)"', source).group(1)
+
+
+# --- exercises -------------------------------------------------------------------------
+
+
+def test_exercise_numbers_are_the_checker_ids():
+    """练习 4.5.N on the page is the id its solution passes to check()."""
+    from attnbook.exercises import EXERCISES as REGISTRY
+
+    page = soup(f"{EXERCISES}.html")
+    numbers = [re.search(r"练习 (4\.5\.\d+)", box.select_one(".admonition-title").get_text()).group(1)
+               for box in page.select("div.exercise")]
+    assert numbers == [f"4.5.{n}" for n in range(1, len(numbers) + 1)]
+    assert len(numbers) >= 10
+    checked = []
+    for box in page.select("div.solution"):
+        number = re.search(r"练习 (4\.5\.\d+)", box.select_one(".admonition-title").get_text()).group(1)
+        calls = re.findall(r'check\("([\d.]+)"', box.get_text())
+        assert calls in ([], [number]), (number, calls)
+        checked += calls
+    assert sorted(checked) == sorted(REGISTRY), "every checker has exactly one solution in the book"
+
+
+def test_every_solution_in_the_book_passes_its_checker():
+    cells = check_cells(EXERCISES)
+    assert len(cells) >= 10
+    for source, output in cells:
+        assert re.search(rf"练习 {re.escape(check_id(source))}「.+」：通过", output), (source, output)
+
+
+def test_solutions_are_collapsed():
+    page = soup(f"{EXERCISES}.html")
+    solutions = page.select("div.solution")
+    assert solutions and all("dropdown" in box["class"] for box in solutions)
+
+
+def test_starter_notebook_stubs_get_a_verdict_not_a_traceback():
+    cells = check_cells(STARTER)
+    from attnbook.exercises import EXERCISES as REGISTRY
+
+    assert sorted(check_id(source) for source, _ in cells) == sorted(REGISTRY)
+    for source, output in cells:
+        assert "：未通过" in output and "Traceback" not in output, (source, output)
+
+
+@pytest.mark.parametrize("page", [EXERCISES, STARTER, "book/ch04/attention"])
+def test_page_offers_ipynb_and_md_downloads(page):
+    links = {a["href"].rsplit("/_sources/", 1)[-1] for a in soup(f"{page}.html").select("a[href*='_sources/']")}
+    for suffix in (".ipynb", ".md"):
+        assert f"{page}{suffix}" in links, (suffix, links)
+        assert (HTML / "_sources" / f"{page}{suffix}").is_file()
+    nb = nbformat.read(HTML / "_sources" / f"{page}.ipynb", as_version=4)
+    assert nb.cells[0].cell_type == "markdown" or "import attnbook" in nb.cells[0].source
+
+
+# --- offline and Chinese throughout --------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", pages())
+def test_page_loads_no_remote_script_style_or_font(page):
+    tags = soup(page).select("script[src], link[href], img[src], iframe[src]")
+    remote = [t.get("src") or t.get("href") for t in tags
+              if re.match(r"(https?:)?//", t.get("src") or t.get("href"))
+              and not (t.name == "link" and t.get("rel") in (["canonical"], ["alternate"]))]
+    assert not remote, remote
+
+
+def test_mathjax_is_self_hosted():
+    assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert (HTML / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+    scripts = [s["src"].split("?")[0] for s in soup("book/ch04/attention.html").select("script[src]")]
+    assert "../../_static/mathjax/tex-chtml.js" in scripts
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if p != "index.html"])  # a redirect
+def test_interface_is_chinese(page):
+    html = soup(page)
+    assert html.html["lang"] == "zh-CN"
+    english = {"Toggle primary sidebar", "Toggle secondary sidebar", "Color mode", "Link to this heading",
+               "Search this book...", "Click to show", "Back to top", "Print to PDF", "Download this page"}
+    attributes = {v for t in html.find_all(True) for k, v in t.attrs.items()
+                  if k in ("title", "aria-label", "placeholder") and isinstance(v, str)}
+    assert not english & (attributes | {s.strip() for s in html.find_all(string=True)})
+    assert "列印" not in html.get_text()  # Taiwanese wording in the theme's zh_CN catalog
+
+
+def test_copyright_is_set():
+    footer = soup("book/ch04/attention.html").select_one("footer.bd-footer-content")
+    assert "© 版权所有 2026，本书作者与贡献者。" in footer.get_text(" ", strip=True)
+
+
+# --- glossary, search dictionary, references ------------------------------------------------
+
+
+def glossary_entries():
+    """(term, definition) for every term of the glossary, aliases included."""
+    page = soup("book/glossary.html")
+    for link in page.select("dl.glossary > dt > a.headerlink"):
+        link.decompose()
+    return [(dt.get_text(strip=True), dt.find_next_sibling("dd").get_text(" ", strip=True))
+            for dt in page.select("dl.glossary > dt")]
+
+
+def test_glossary_gives_english_name_and_identifier():
+    entries = glossary_entries()
+    assert len(entries) >= 15
+    for term, definition in entries:
+        assert re.match(r"英文 [A-Za-z]", definition), (term, definition)
+        assert "标识符" in definition, (term, definition)
+
+
+def test_jieba_dictionary_is_the_glossary():
+    words = [line.split()[0] for line in
+             (BUILD / ".doctrees" / "jieba_userdict.txt").read_text(encoding="utf-8").splitlines()]
+    assert words == [term for term, _ in glossary_entries()]
+
+
+def test_search_index_keeps_glossary_terms_whole():
+    index = (HTML / "searchindex.js").read_text(encoding="utf-8")
+    data = json.loads(index[index.index("(") + 1: index.rindex(")")])
+    section = data["docnames"].index("book/ch04/attention")
+    for term in ["注意力机制", "缩放点积", "多头注意力", "交叉注意力", "自注意力", "掩码", "位置编码"]:
+        found = set()
+        for table in ("terms", "titleterms"):
+            docs = data[table].get(term, [])
+            found |= {docs} if isinstance(docs, int) else set(docs)
+        assert section in found, f"{term} is not indexed whole for the section page"
+
+
+def test_bibliography_lists_the_cited_works():
+    entries = soup("book/references.html").select("div.citation-list > div.citation")
+    text = " ".join(entry.get_text(" ", strip=True) for entry in entries)
+    for author, year in [("Vaswani", "2017"), ("Bahdanau", "2015"), ("Katharopoulos", "2020"),
+                         ("Beltagy", "2020"), ("Child", "2019"), ("Dao", "2022")]:
+        assert re.search(rf"{author}.*?{year}", text), author
+    cited = "".join((HTML / p).read_text(encoding="utf-8") for p in pages() if p != "book/references.html")
+    for entry in entries:
+        assert f'references.html#{entry["id"]}"' in cited, f"{entry.get_text()[:40]} is never cited"
+
+
+# --- 404 and API pages -----------------------------------------------------------------------
+
+
+def test_404_page_is_chinese_with_absolute_links():
+    page = soup("404.html")
+    assert "页面不存在" in page.get_text()
+    hrefs = [link["href"] for link in page.select("link[rel=stylesheet]")]
+    assert hrefs and all(h.startswith("/attention-book/_static/") for h in hrefs)
+    assert page.select_one('a[href="/attention-book/index.html"]')
+
+
+def test_api_page_is_generated_from_docstrings():
+    import attnbook
+    from attnbook import exercises
+
+    page = soup("book/api.html")
+    for name in ["attnbook.MiniMultiHeadAttention", "attnbook.scaled_dot_product_attention",
+                 "attnbook.padding_mask", "attnbook.exercises.check", "attnbook.cost.peak_memory"]:
+        entry = page.find(id=name)
+        assert entry is not None, name
+    for documented in (attnbook.scaled_dot_product_attention, exercises.check):
+        summary = documented.__doc__.strip().splitlines()[0]
+        summary = re.sub(r":\w+:`([^`]*)`", r"\1", summary).replace("``", "").replace("'", "’")
+        assert summary in page.get_text(), summary
