@@ -83,7 +83,7 @@ def test_solution_passes(exercise_id):
     verdict = check(exercise_id, getattr(solutions, exercise.answer_name))
     n = len(verdict.cases)
     assert verdict.passed and n >= 4, str(verdict)
-    assert str(verdict) == repr(verdict) == f"练习 {exercise_id}「{exercise.title}」：通过（{n}/{n} 个用例）"
+    assert str(verdict) == repr(verdict) == f"练习 {exercise_id}“{exercise.title}”：通过（{n}/{n} 个用例）"
 
 
 @pytest.mark.parametrize("exercise_id", [*CONCEPTUAL, "4.5.99", "", None])  # noqa: PT006
@@ -235,8 +235,8 @@ PLANTED = [  # (exercise, wrong answer, what the report must say)
     ("4.5.2", attention_variant(fill=-np.inf, zero_empty_rows=False), "出现了 NaN"),
     ("4.5.4", split_without_transpose, "看起来只 reshape 没有 transpose"),
     ("4.5.5", merge_without_transpose, "看起来只 reshape 没有 transpose"),
-    ("4.5.6", BuggyMultiHeadAttention, "权重和按 √d_model 缩放的结果一致：那一行还没改对"),
-    ("4.5.7", shape_test_checks_nothing, "变体「交叉注意力忽略了 context」没有被你的测试发现"),
+    ("4.5.6", BuggyMultiHeadAttention, "注意力权重与按 √d_model 缩放的结果一致：那一行还没改对"),
+    ("4.5.7", shape_test_checks_nothing, "变体“交叉注意力忽略了 context”没有被你的测试发现"),
     ("4.5.7", shape_test_always_fails, "你的测试把正确的 MiniMultiHeadAttention 判为错误：AssertionError: 形状不对"),
     ("4.5.8", cross_roles_swapped, "看起来查询与键/值的来源弄反了"),
     ("4.5.10", padding_inverted, "看起来掩码反了"),
@@ -269,8 +269,8 @@ def test_failure_report_lists_only_failed_cases():
     verdict = check("4.5.2", attention_variant(mask_mode="ignored"))
     lines = str(verdict).splitlines()
     failed = [case for case in verdict.cases if not case.passed]
-    assert lines[0] == "练习 4.5.2「实现缩放点积注意力」：未通过（5/8 个用例）"
-    assert lines[1:] == [f"  ✗ 用例「{case.name}」：{case.message}" for case in failed]
+    assert lines[0] == "练习 4.5.2“实现缩放点积注意力”：未通过（5/8 个用例）"
+    assert lines[1:] == [f"  ✗ 用例“{case.name}”：{case.message}" for case in failed]
     assert [case.name for case in failed] == ["填充掩码", "因果掩码", "有一整行被遮住"]
 
 
@@ -303,7 +303,7 @@ def test_shape_test_that_raises_another_error_is_noted():
 def test_each_slipped_mutant_is_named():
     text = report("4.5.7", lambda layer_cls: None)
     for name in ("忘了合并多头", "交叉注意力忽略了 context", "注意力权重少了头轴", "输出投影的宽度不对"):
-        assert f"变体「{name}」没有被你的测试发现" in text
+        assert f"变体“{name}”没有被你的测试发现" in text
 
 
 # --- cheating ------------------------------------------------------------------------
@@ -370,17 +370,17 @@ def test_unfinished_stub_stops_at_the_first_case():
         raise NotImplementedError("在这里写你的答案")
 
     lines = report("4.5.2", stub).splitlines()
-    assert lines[1].startswith("  ✗ 用例「基本」：你的函数还没有写完：抛出了 NotImplementedError: 在这里写你的答案（")
+    assert lines[1].startswith("  ✗ 用例“基本”：你的函数还没有写完：抛出了 NotImplementedError: 在这里写你的答案（")
     assert lines[2:] == ["  其余 7 个用例未运行。"]
 
 
 @pytest.mark.parametrize(
     "returned, needle",
     [
-        (None, "应返回 2 个值 (output, weights)，得到 None（是不是忘了 return？）"),
-        (tf.zeros((2, 5, 8)), "应返回 2 个值 (output, weights)，得到一个 EagerTensor（形状 (2, 5, 8)）"),
-        ("attention", "应返回 2 个值 (output, weights)，得到一个字符串 'attention'"),
-        ((tf.zeros((2, 5, 8)),) * 3, "应返回 2 个值 (output, weights)，得到 3 个值"),
+        (None, "应返回 2 个值（output, weights），得到 None（是不是忘了 return？）"),
+        (tf.zeros((2, 5, 8)), "应返回 2 个值（output, weights），得到一个 EagerTensor（形状 (2, 5, 8)）"),
+        ("attention", "应返回 2 个值（output, weights），得到一个字符串 'attention'"),
+        ((tf.zeros((2, 5, 8)),) * 3, "应返回 2 个值（output, weights），得到 3 个值"),
         ((tf.zeros((2, 5, 8)), "b"), "weights 应是张量（tf.Tensor 或 numpy 数组），得到字符串 'b'"),
     ],
     ids=["None", "one-tensor", "string", "three-values", "string-weights"],
@@ -418,7 +418,7 @@ def test_answer_of_the_wrong_kind_fails_without_running(exercise_id, answer, nee
 def test_cli_passes_a_correct_file(cli_runs):
     code, out, err = cli_runs("good")
     assert code == 0, err
-    assert out.strip() == "练习 4.5.2「实现缩放点积注意力」：通过（8/8 个用例）"
+    assert out.strip() == "练习 4.5.2“实现缩放点积注意力”：通过（8/8 个用例）"
 
 
 def test_cli_syntax_error_exits_2_without_traceback(cli_runs):
@@ -430,7 +430,7 @@ def test_cli_syntax_error_exits_2_without_traceback(cli_runs):
 def test_cli_fails_a_wrong_file(cli_runs):
     code, out, err = cli_runs("wrong")
     assert code == 1, err
-    assert out.startswith("练习 4.5.2「实现缩放点积注意力」：未通过（") and "看起来没有除以 √d_k" in out
+    assert out.startswith("练习 4.5.2“实现缩放点积注意力”：未通过（") and "看起来没有除以 √d_k" in out
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ def test_every_solution_in_the_book_passes_its_checker():
     cells = check_cells(EXERCISES)
     assert len(cells) >= 10
     for source, output in cells:
-        assert re.search(rf"练习 {re.escape(check_id(source))}「.+」：通过", output), (source, output)
+        assert re.search(rf"练习 {re.escape(check_id(source))}“.+”：通过", output), (source, output)
 
 
 def test_solutions_are_collapsed():

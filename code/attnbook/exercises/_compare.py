@@ -48,7 +48,7 @@ def to_array(value, what="返回值"):
 
 def unpack(value, names):
     """Split a returned tuple such as ``(output, weights)`` into arrays, or :class:`Fail`."""
-    expected = f"{len(names)} 个值 ({', '.join(names)})"
+    expected = f"{len(names)} 个值（{', '.join(names)}）"
     if value is None:
         raise Fail(f"应返回 {expected}，得到 None（是不是忘了 return？）")
     if not isinstance(value, (tuple, list)):

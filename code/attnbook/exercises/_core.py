@@ -76,14 +76,14 @@ class Verdict:
     def __str__(self):
         n_passed = sum(case.passed for case in self.cases)
         state = "通过" if self.passed else "未通过"
-        lines = [f"练习 {self.exercise_id}「{self.title}」：{state}（{n_passed}/{len(self.cases)} 个用例）"]
+        lines = [f"练习 {self.exercise_id}“{self.title}”：{state}（{n_passed}/{len(self.cases)} 个用例）"]
         if self.problem:
             lines.append(f"  ✗ {self.problem}")
         for case in self.cases:
             if not case.passed and not case.skipped:
-                lines.append(f"  ✗ 用例「{case.name}」：{case.message}")
+                lines.append(f"  ✗ 用例“{case.name}”：{case.message}")
             elif case.passed and case.message:
-                lines.append(f"  注：用例「{case.name}」：{case.message}")
+                lines.append(f"  注：用例“{case.name}”：{case.message}")
         n_skipped = sum(case.skipped for case in self.cases)
         if n_skipped and not self.problem:
             lines.append(f"  其余 {n_skipped} 个用例未运行。")

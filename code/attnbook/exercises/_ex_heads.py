@@ -46,7 +46,7 @@ def _shape_hints(name, expected, batch, n_q, n_k, d_model, num_heads):
         hints += [("（看起来把 d_model 当成了每头维度）", expected[:3] + (d_model,)),
                   (NO_TRANSPOSE, (batch, expected[2], num_heads, expected[3]))]
     if name == "scores":
-        hints.append(("（注意力权重每个头一份：(batch, heads, n_q, n_k)）", (batch, n_q, n_k)))
+        hints.append(("（打分表每个头一份：(batch, heads, n_q, n_k)）", (batch, n_q, n_k)))
     return hints
 
 
@@ -54,23 +54,23 @@ def _as_shape(value, name):
     try:
         return tuple(int(d) for d in value)
     except (TypeError, ValueError):
-        raise Fail(f"键 \"{name}\" 的值应是由整数组成的元组，得到 {type_name(value)}") from None
+        raise Fail(f"条目 \"{name}\" 的值应是由整数组成的元组，得到 {type_name(value)}") from None
 
 
 def _judge_shapes(result, sizes):
     if not isinstance(result, dict):
-        raise Fail(f"应返回一个 dict（键为 {', '.join(SHAPE_KEYS)}），得到 {type_name(result)}")
+        raise Fail(f"应返回一个 dict（条目为 {', '.join(SHAPE_KEYS)}），得到 {type_name(result)}")
     missing = [name for name in SHAPE_KEYS if name not in result]
     if missing:
-        raise Fail(f"返回的 dict 缺少键：{', '.join(missing)}")
+        raise Fail(f"返回的 dict 缺少条目：{', '.join(missing)}")
     expected, wrong = reference_shapes(*sizes), []
     for name in SHAPE_KEYS:
         got = _as_shape(result[name], name)
         if got != expected[name]:
             hint = next((t for t, s in _shape_hints(name, expected[name], *sizes) if s == got), "")
-            wrong.append(f"键 \"{name}\" 的形状不对：期望 {expected[name]}，得到 {got}{hint}")
+            wrong.append(f"条目 \"{name}\" 的形状不对：期望 {expected[name]}，得到 {got}{hint}")
     if len(wrong) > 1:
-        raise Fail(f"{wrong[0]}；另有 {len(wrong) - 1} 个键也不对")
+        raise Fail(f"{wrong[0]}；另有 {len(wrong) - 1} 个条目也不对")
     if wrong:
         raise Fail(wrong[0])
 

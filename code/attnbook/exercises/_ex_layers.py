@@ -62,7 +62,7 @@ def _layer_case(rng, name, d_model, heads, batch, n_q, n_k=None, d_c=None):
     expected = tuple(t.numpy() for t in layer(*inputs, return_attention_scores=True))
     source = x if context is None else context
     hints = [
-        ("（权重和按 √d_model 缩放的结果一致：那一行还没改对）",
+        ("（注意力权重与按 √d_model 缩放的结果一致：那一行还没改对）",
          _numpy_mha(x, source, weights, heads, np.sqrt(d_model))),
         ("（看起来去掉了缩放：应除以 √每头维度）", _numpy_mha(x, source, weights, heads, 1.0)),
     ]
@@ -123,7 +123,7 @@ def _must_pass(err):
 
 def _must_catch(err, name, explanation):
     if err is None:
-        raise Fail(f"变体「{name}」没有被你的测试发现（{explanation}）")
+        raise Fail(f"变体“{name}”没有被你的测试发现（{explanation}）")
     if not isinstance(err, AssertionError):
         return (f"发现了，但抛出的是 {type(err).__name__} 而不是 AssertionError"
                 f"（{error_text(err, 80)}）：形状不对时最好用 assert 报告")

@@ -31,7 +31,7 @@ def _first_difference(got, expected, lengths, hints, query_axis=True):
     b, i, j = (int(t) for t in np.argwhere(got != expected)[0])
     hint = next((text for text, variant in hints if np.array_equal(got, variant)), "")
     where = f"查询 {i} 对键 {j}" if query_axis else f"位置 {j}"
-    raise Fail(f"掩码不对：第 {b} 个序列（长度 {lengths[b]}）中{where} 应为 "
+    raise Fail(f"掩码不对：序列 {b}（长度 {lengths[b]}）中{where} 应为 "
                f"{bool(expected[b, i, j])}，得到 {bool(got[b, i, j])}{hint}")
 
 
