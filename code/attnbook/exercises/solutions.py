@@ -58,12 +58,18 @@ def shape_test(layer_cls):
     context = tf.random.normal((batch, n_k, d_model))
 
     out, weights = layer(x, return_attention_scores=True)
-    assert out.shape == (batch, n_q, d_model), f"自注意力的输出形状是 {out.shape}"
-    assert weights.shape == (batch, heads, n_q, n_q), f"自注意力的注意力权重形状是 {weights.shape}"
+    expect_shape("自注意力的输出", out, (batch, n_q, d_model))
+    expect_shape("自注意力的注意力权重", weights, (batch, heads, n_q, n_q))
 
     out, weights = layer(x, context, return_attention_scores=True)
-    assert out.shape == (batch, n_q, d_model), f"交叉注意力的输出形状是 {out.shape}"
-    assert weights.shape == (batch, heads, n_q, n_k), f"交叉注意力的注意力权重形状是 {weights.shape}"
+    expect_shape("交叉注意力的输出", out, (batch, n_q, d_model))
+    expect_shape("交叉注意力的注意力权重", weights, (batch, heads, n_q, n_k))
+
+
+def expect_shape(what, tensor, shape):
+    # 用 raise 而不是 assert：python -O 会删掉 assert，测试就什么也不查了
+    if tuple(tensor.shape) != shape:
+        raise AssertionError(f"{what}形状是 {tuple(tensor.shape)}，应为 {shape}")
 
 
 def cross_attention(x, context, wq, wk, wv):
