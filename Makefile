@@ -1,20 +1,30 @@
-# make book: build the executed book into _build/html (creates .venv if needed).
-# make test: run every test (package, the built book, then the browser) against that build.
+# make book:  build the executed book into _build/html (creates .venv if needed).
+# make check: the package's unit tests, without building the book (the quick path).
+# make test:  every test: the package, the built book, then the browser.
+# make fresh: throw the execution cache away and build again, executing every page.
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HTML   := _build/html/index.html
-SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' \) -not -path '*/__pycache__/*')
+JOBS   := $(shell nproc 2>/dev/null || echo 1)
+SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
-.PHONY: book test serve venv clean
+.PHONY: book check test fresh serve venv clean
 .DELETE_ON_ERROR:
 
 book: $(HTML)
 
+check: $(STAMP)
+	$(BIN)/python -m pytest -m "not book and not browser and not build" -n $(JOBS) --dist loadgroup
+
 test: $(HTML)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+
+fresh: $(STAMP)
+	rm -rf _build
+	$(MAKE) book
 
 serve: $(HTML)
 	$(BIN)/python tools/serve.py --port 8000
@@ -28,8 +38,10 @@ $(STAMP): requirements.txt code/pyproject.toml
 	$(BIN)/python -m pip check
 	touch $@
 
-# --all: no incremental build hides an error; -W -n --keep-going: every warning and
-# every broken reference fails the build, and all of them are reported at once.
+# --all: every page is read again, so no incremental build hides a warning; pages whose
+# code and package are unchanged come from the execution cache (book/_ext/execution.py).
+# -W -n --keep-going: every warning and every broken reference fails the build, and all
+# of them are reported at once.
 $(HTML): $(STAMP) $(SOURCES)
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 	test -f $@ && touch $@

@@ -6,34 +6,16 @@ The real-browser checks are in test_browser.py; these read the files in _build/.
 
 import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
-HTML = BUILD / "html"
-EXECUTED = BUILD / "jupyter_execute"
+from buildfiles import BUILD, EXECUTED, HTML, glossary_entries, html_pages, soup
+
+pytestmark = pytest.mark.book
+
 EXERCISES = "book/ch04/exercises"
 STARTER = "book/ch04/exercises-starter"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def built():
-    if not (HTML / "index.html").exists():
-        pytest.fail("No build in _build/html: run `make book` (or `make test`, which builds first).")
-
-
-def soup(page):
-    return BeautifulSoup((HTML / page).read_text(encoding="utf-8"), "html.parser")
-
-
-def pages():
-    skip = {"_static", "_sources", "_images"}
-    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-                  if not skip & set(p.relative_to(HTML).parts))
 
 
 def check_cells(page):
@@ -104,7 +86,7 @@ def test_page_offers_ipynb_and_md_downloads(page):
 # --- offline and Chinese throughout --------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", pages())
+@pytest.mark.parametrize("page", html_pages())
 def test_page_loads_no_remote_script_style_or_font(page):
     tags = soup(page).select("script[src], link[href], img[src], iframe[src]")
     remote = [t.get("src") or t.get("href") for t in tags
@@ -120,7 +102,7 @@ def test_mathjax_is_self_hosted():
     assert "../../_static/mathjax/tex-chtml.js" in scripts
 
 
-@pytest.mark.parametrize("page", [p for p in pages() if p != "index.html"])  # a redirect
+@pytest.mark.parametrize("page", [p for p in html_pages() if p != "index.html"])  # a redirect
 def test_interface_is_chinese(page):
     html = soup(page)
     assert html.html["lang"] == "zh-CN"
@@ -138,15 +120,6 @@ def test_copyright_is_set():
 
 
 # --- glossary, search dictionary, references ------------------------------------------------
-
-
-def glossary_entries():
-    """(term, definition) for every term of the glossary, aliases included."""
-    page = soup("book/glossary.html")
-    for link in page.select("dl.glossary > dt > a.headerlink"):
-        link.decompose()
-    return [(dt.get_text(strip=True), dt.find_next_sibling("dd").get_text(" ", strip=True))
-            for dt in page.select("dl.glossary > dt")]
 
 
 def test_glossary_gives_english_name_and_identifier():
@@ -181,7 +154,7 @@ def test_bibliography_lists_the_cited_works():
     for author, year in [("Vaswani", "2017"), ("Bahdanau", "2015"), ("Katharopoulos", "2020"),
                          ("Beltagy", "2020"), ("Child", "2019"), ("Dao", "2022")]:
         assert re.search(rf"{author}.*?{year}", text), author
-    cited = "".join((HTML / p).read_text(encoding="utf-8") for p in pages() if p != "book/references.html")
+    cited = "".join((HTML / p).read_text(encoding="utf-8") for p in html_pages() if p != "book/references.html")
     for entry in entries:
         assert f'references.html#{entry["id"]}"' in cited, f"{entry.get_text()[:40]} is never cited"
 
