@@ -37,7 +37,7 @@ def _in_code(node):
 
 
 def join_cjk_breaks(doctree):
-    """Join CJK-to-CJK line breaks in every text node of ``doctree`` outside code."""
+    """Remove those line breaks from every text node of ``doctree`` outside code."""
     for text in list(doctree.findall(nodes.Text)):
         if text.parent is None or _in_code(text.parent):
             continue
@@ -47,7 +47,7 @@ def join_cjk_breaks(doctree):
 
 
 class JoinCJKBreaks(Transform):
-    default_priority = 880  # late: after docutils' and napoleon's own rewriting
+    default_priority = 880  # late: after the transforms that build or move text
 
     def apply(self):
         join_cjk_breaks(self.document)
