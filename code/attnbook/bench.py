@@ -1,18 +1,17 @@
-"""Benchmarks of the cost ledger: ``python -m attnbook.bench [--out DIR] [--quick]``.
+"""成本账的基准测试：``python -m attnbook.bench [--out DIR] [--quick]``。
 
-Three measurements, all taken side by side in one run on this machine:
+三项测量，都在同一次运行里、在同一台机器上并排进行：
 
-1. ``MiniMultiHeadAttention`` against ``keras.layers.MultiHeadAttention`` (forward, and
-   forward + backward, under ``tf.function``), and the forward pass's FLOP rate as a
-   fraction of a large ``tf.matmul``'s rate measured in the same run.
-2. Full, chunked, sliding-window and linear attention for growing ``n``: time and
-   peak memory (each memory reading in a fresh process).
-3. A GRU against attention for growing ``n`` (serial steps against one matrix product).
+1. ``MiniMultiHeadAttention`` 对比 ``keras.layers.MultiHeadAttention``：在
+   ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
+   占同一次运行里一个大 ``tf.matmul`` 的比例。
+2. 完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n`` 增长的时间与峰值内存
+   （每次内存读数都在一个新进程里测）。
+3. GRU 对比注意力随 ``n`` 增长的时间（逐步的串行时步对比一次矩阵乘法）。
 
-The results go to ``DIR/results.json`` with every target, its measured value and
-pass/fail, and the figures to ``DIR/*.png``. The measuring functions return plain data,
-so a page can call them and hand the data to :func:`attnbook.plots.rnn_vs_attention_time` and
-:func:`attnbook.plots.variant_costs`.
+结果写入 ``DIR/results.json``，含每个目标、它的实测值与是否达标，图写入
+``DIR/*.png``。测量函数返回普通数据，页面可以直接调用它们，再把数据交给
+:func:`attnbook.plots.rnn_vs_attention_time` 与 :func:`attnbook.plots.variant_costs`。
 """
 
 import argparse
@@ -77,11 +76,13 @@ def prepare_variant(name, batch, heads, n, d):
 
 
 def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, log=print):
-    """Time (and peak memory) of each variant at each length.
+    """每种注意力变体在每个长度上的时间（以及峰值内存）。
 
-    Returns ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] or None}}``;
-    time is the median forward time under ``tf.function``, memory the growth of the
-    resident size during one call in a fresh process.
+    输入是 ``(batch, heads, n, d)`` 的标准正态查询、键与值。返回
+    ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...]}}``，``name`` 是
+    ``full``、``chunked``、``window``、``linear`` 之一：时间是 ``tf.function`` 下前向
+    计算的中位数（毫秒），内存是在新进程里调用一次时常驻内存的增长（MiB）；
+    ``memory=False`` 时不测内存，``peak_mib`` 为 None。
     """
     results = {}
     for name in VARIANTS:
@@ -140,12 +141,11 @@ def _matmul_call(size=2048):
 
 
 def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=print):
-    """MiniMultiHeadAttention against keras.layers.MultiHeadAttention, side by side.
+    """并排比较 ``MiniMultiHeadAttention`` 与 ``keras.layers.MultiHeadAttention``。
 
-    Returns plain data: median seconds per forward and per forward + backward call for
-    both layers, their ratios (Keras time / ours), the FLOP count of the forward pass,
-    the rate of a large matmul measured in the same run, and the forward pass's
-    fraction of it.
+    返回普通数据：两层每次前向、每次前向加反向调用的秒数中位数，二者之比（Keras 的
+    时间除以本书的时间），前向计算的浮点运算量，同一次运行里测得的大矩阵乘法的速率，
+    以及前向计算的速率占它的比例。
     """
     keras.utils.set_random_seed(0)
     x = tf.random.stateless_normal((batch, n, d_model), seed=(0, 0))
@@ -177,10 +177,11 @@ def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=p
 
 
 def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, log=print):
-    """Forward time of a Keras GRU and of MiniMultiHeadAttention at each length.
+    """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向时间。
 
-    The GRU must take ``n`` dependent steps; attention scores all positions at once.
-    Returns ``{"n": [...], "rnn_ms": [...], "attention_ms": [...]}``.
+    GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入是
+    ``(batch, n, d_model)``，返回 ``{"n": [...], "rnn_ms": [...], "attention_ms": [...]}``
+    （毫秒）。
     """
     keras.utils.set_random_seed(0)
     gru = keras.layers.GRU(d_model, return_sequences=True)
@@ -208,7 +209,11 @@ def _target(name, measured, op, goal, note=""):
 
 
 def evaluate_targets(mha, variants, slope_from=2048):
-    """The benchmark's targets as a list of ``{name, measured, target, passed, note}``."""
+    """基准测试的各项目标，返回 ``{name, measured, target, passed, note}`` 的列表。
+
+    ``mha`` 与 ``variants`` 是 :func:`measure_mha` 与 :func:`measure_variants` 的结果；
+    时间的对数斜率只用 ``n >= slope_from`` 的点拟合（没有这样的点时用全部的点）。
+    """
     targets = [
         _target("forward speed-up vs keras.layers.MultiHeadAttention",
                 mha["forward_speedup_vs_keras"], ">=", 1.2),

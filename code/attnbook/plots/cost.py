@@ -51,11 +51,10 @@ def _check_lengths(**columns):
 
 def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_label="GRU（逐步递推）",
                           attention_label="多头注意力（一次矩阵乘法）"):
-    """Forward time against sequence length for a recurrent layer and for attention.
+    """循环层与注意力的前向时间随序列长度的变化。
 
-    ``lengths``, ``rnn_ms`` and ``attention_ms`` are equally long sequences of numbers
-    (milliseconds), e.g. from :func:`attnbook.bench.measure_rnn_vs_attention`.
-    Returns the figure.
+    ``lengths``、``rnn_ms`` 与 ``attention_ms`` 是等长的数字序列（时间以毫秒计），
+    例如来自 :func:`attnbook.bench.measure_rnn_vs_attention`。返回这幅图。
     """
     _check_lengths(lengths=lengths, rnn_ms=rnn_ms, attention_ms=attention_ms)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -68,13 +67,12 @@ def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_label="GRU（逐步
 
 
 def variant_costs(results):
-    """Time and peak memory against n, on log-log axes, for the attention variants.
+    """各种注意力变体的时间与峰值内存随 n 的变化，画在双对数坐标上。
 
-    ``results`` maps a variant name (``full``, ``chunked``, ``window``, ``linear``; other
-    names are drawn with a neutral style) to ``{"n": [...], "time_ms": [...],
-    "peak_mib": [...] or None}``, e.g. from :func:`attnbook.bench.measure_variants`.
-    Missing entries (``None``) are left out. Without any memory data the figure has
-    only the time panel. Returns the figure.
+    ``results`` 把变体名（``full``、``chunked``、``window``、``linear``；其他名字用中性
+    样式画）映射到 ``{"n": [...], "time_ms": [...], "peak_mib": [...]}``，例如来自
+    :func:`attnbook.bench.measure_variants`；``peak_mib`` 可以是 None。缺失的值
+    （``None``）不画；完全没有内存数据时只画时间一幅子图。返回这幅图。
     """
     if not results:
         raise ValueError("results must name at least one variant, got an empty mapping.")
