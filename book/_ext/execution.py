@@ -174,6 +174,9 @@ async def _run_one(env, cache, docname, notebook, timeout, socket_prefix):
         return f"{docname}: {error}"
     except Exception as error:  # noqa: BLE001 - a kernel that dies or times out
         return f"{docname}: {type(error).__name__}: {error}"
+    finally:  # the client does not stop a kernel it was handed
+        if await manager.is_alive():
+            await manager.shutdown_kernel()
     seconds = time.perf_counter() - start
     cache.cache_notebook_bundle(CacheBundleIn(notebook, str(path), data={"execution_seconds": seconds}),
                                 check_validity=False, overwrite=True)

@@ -76,30 +76,30 @@ def prepare_variant(name, batch, heads, n, d):
 
 
 def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, log=print):
-    """每种注意力变体在每个长度上的时间（以及峰值内存）。
+    """每种变体在每个长度上的时间（以及峰值内存）。
 
-    输入是 ``(batch, heads, n, d)`` 的标准正态查询、键与值。返回
-    ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...]}}``，``name`` 是
-    ``full``、``chunked``、``window``、``linear`` 之一：时间是 ``tf.function`` 下前向
-    计算的中位数（毫秒），内存是在新进程里调用一次时常驻内存的增长（MiB）；
-    ``memory=False`` 时不测内存，``peak_mib`` 为 None。
+    返回 ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] 或 None}}``；时间是
+    ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，在新的子
+    进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完全部时间，再测内存：内存
+    读数不受别的进程影响，可以几个子进程同时测，而计时不能。
     """
     results = {}
     for name in VARIANTS:
-        rows = {"n": [], "time_ms": [], "peak_mib": [] if memory else None}
+        rows = {"n": [], "time_ms": [], "peak_mib": None}
         for n in lengths:
             q, k, v = prepare_variant(name, batch, heads, n, d)
             timing = cost.time_call(run_variant, name, q, k, v, repeats=repeats, warmup=1)
             rows["n"].append(n)
             rows["time_ms"].append(timing.median_ms)
-            line = f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms"
-            if memory:
-                peak = cost.peak_memory(run_variant, name, setup=prepare_variant,
-                                        setup_args=(name, batch, heads, n, d))
-                rows["peak_mib"].append(peak.growth_mib)
-                line += f"  {peak.growth_mib:9.1f} MiB"
-            log(line)
+            log(f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms")
         results[name] = rows
+    if memory:
+        calls = [(run_variant, (name,), prepare_variant, (name, batch, heads, n, d))
+                 for name in VARIANTS for n in lengths]
+        peaks = iter(cost.peak_memories(calls))
+        for name in VARIANTS:
+            results[name]["peak_mib"] = [next(peaks).growth_mib for _ in lengths]
+            log(f"  {name:8s} peak MiB: " + ", ".join(f"{m:.1f}" for m in results[name]["peak_mib"]))
     return results
 
 
@@ -176,26 +176,72 @@ def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=p
 # --- GRU against attention -----------------------------------------------------------
 
 
-def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, log=print):
-    """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向时间。
+def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, training=True,
+                             log=print):
+    """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向与训练步时间。
 
-    GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入是
-    ``(batch, n, d_model)``，返回 ``{"n": [...], "rnn_ms": [...], "attention_ms": [...]}``
-    （毫秒）。
+    GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入的形状是
+    ``(batch, n, d_model)`` 。训练步是一次前向加反向（损失为输出的平方和，对层的参数
+    求梯度，GRU 要沿时间反向传播）。两种层在每个长度上轮流计时，机器负载的变化对
+    两者一样。返回的字典有 ``"n"``、``"rnn_ms"``、``"attention_ms"`` 三列；``training``
+    为真时还有 ``"rnn_train_ms"`` 与 ``"attention_train_ms"`` 两列。时间以毫秒计。
     """
     keras.utils.set_random_seed(0)
-    gru = keras.layers.GRU(d_model, return_sequences=True)
-    mha = MiniMultiHeadAttention(d_model, heads)
-    fns = {"rnn": tf.function(lambda x: gru(x), autograph=False),
-           "attention": tf.function(lambda x: mha(x), autograph=False)}
-    rows = {"n": [], "rnn_ms": [], "attention_ms": []}
+    layers = {"rnn": keras.layers.GRU(d_model, return_sequences=True),
+              "attention": MiniMultiHeadAttention(d_model, heads)}
+    fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False)
+           for name, layer in layers.items()}
+    if training:
+        fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x))
+                for name, layer in layers.items()}
+    rows = {"n": []} | {f"{name}_ms": [] for name in fns}
     for n in lengths:
         x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
         seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=1, repeats=repeats)
         rows["n"].append(n)
-        rows["rnn_ms"].append(1e3 * seconds["rnn"])
-        rows["attention_ms"].append(1e3 * seconds["attention"])
-        log(f"  n={n:5d}  GRU {rows['rnn_ms'][-1]:8.2f} ms  attention {rows['attention_ms'][-1]:8.2f} ms")
+        for name in fns:
+            rows[f"{name}_ms"].append(1e3 * seconds[name])
+        log(f"  n={n:5d}  " + "  ".join(f"{name} {1e3 * seconds[name]:8.2f} ms" for name in fns))
+    return rows
+
+
+@functools.cache
+def sequence_layer(kind, d_model=64, heads=4):
+    """一个新建的 GRU（``kind="rnn"``）或 MiniMultiHeadAttention（``kind="attention"``）的 ``tf.function``。"""
+    keras.utils.set_random_seed(0)
+    if kind == "rnn":
+        layer = keras.layers.GRU(d_model, return_sequences=True)
+    elif kind == "attention":
+        layer = MiniMultiHeadAttention(d_model, heads)
+    else:
+        raise ValueError(f"kind must be 'rnn' or 'attention', got {kind!r}.")
+    return tf.function(lambda x: layer(x), autograph=False)
+
+
+def run_sequence_layer(kind, x):
+    """用 :func:`sequence_layer` 的层处理 ``x`` ；定义在模块一级，子进程才能 pickle 它。"""
+    return sequence_layer(kind, x.shape[-1])(x)
+
+
+def prepare_sequence_layer(kind, batch, n, d_model):
+    """先用一个小输入预热这一层，再返回形状为 ``(batch, n, d_model)`` 的输入。"""
+    run_sequence_layer(kind, tf.zeros((1, 8, d_model))).numpy()
+    return (tf.random.stateless_normal((batch, n, d_model), seed=(0, n)),)
+
+
+def measure_sequence_memory(lengths, batch=1, d_model=64):
+    """GRU 与注意力前向一次的峰值内存增长（MiB），每个读数在新的子进程里测。
+
+    注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
+    本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
+    """
+    kinds = ("rnn", "attention")
+    calls = [(run_sequence_layer, (kind,), prepare_sequence_layer, (kind, batch, n, d_model))
+             for kind in kinds for n in lengths]
+    peaks = iter(cost.peak_memories(calls))
+    rows = {"n": list(lengths)}
+    for kind in kinds:
+        rows[f"{kind}_mib"] = [next(peaks).growth_mib for _ in lengths]
     return rows
 
 

@@ -149,8 +149,8 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
 
     调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
     都不会掩盖或抬高结果。平台支持时，子进程从一个 forkserver 分叉而来：它只导入过一次
-    ``attnbook``（因而也导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，
-    而不是一次 TensorFlow 导入；其他平台用 ``spawn`` 新起进程。可选的 ``setup`` 先在子进程
+    attnbook（因而也导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，
+    而不是一次 TensorFlow 导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
     里运行，例如构造输入、预热，不计入结果。``fn``、``setup`` 与所有参数都必须能被
     pickle：用模块级函数和普通数据，不能用 lambda。
 
@@ -182,6 +182,20 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     if status == "error":
         raise RuntimeError(f"peak_memory: the call failed in the child process:\n{payload}")
     return PeakMemory(**payload)
+
+
+def peak_memories(calls, workers=2):
+    """对 ``calls`` 里的每个 ``(fn, args, setup, setup_args)`` 调用 :func:`peak_memory`。
+
+    每个读数都在自己的子进程里测，互不干扰，所以最多 ``workers`` 个子进程同时运行。
+    返回与 ``calls`` 同序的 :class:`PeakMemory` 列表。
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(peak_memory, fn, *args, setup=setup, setup_args=setup_args)
+                   for fn, args, setup, setup_args in calls]
+        return [future.result() for future in futures]
 
 
 @functools.cache
@@ -260,6 +274,7 @@ def format_bytes(nbytes):
 
 
 __all__ = [
-    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memory",
+    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
+    "peak_memory",
     "score_table", "time_call",
 ]

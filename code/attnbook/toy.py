@@ -164,3 +164,44 @@ def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=1
         accuracy=float(np.mean(predicted == y_test)),
         sequence_accuracy=float(np.mean(np.all(predicted == y_test, axis=1))),
     )
+
+
+# --- stacking attention layers -------------------------------------------------------
+
+
+def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, batch=16,
+                learning_rate=1e-2, seed=0):
+    """把 ``depth`` 个 ``layer_cls(d_model, num_heads)`` 串联起来，训练它们输出序列平均。
+
+    任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
+    整条序列的平均 ``mean(x, axis=1)`` ，非得跨位置取材不可。每一步都换一批新输入，
+    用 ``tf.GradientTape`` 对全部层一起求梯度。只要求 ``layer_cls`` 是自注意力层
+    ``layer(x)`` ，所以原稿的最小实现也能用。
+
+    Returns:
+        一个字典：``losses`` 是每一步的均方误差（共 ``steps`` 个），``output_shape``
+        是串联后的输出形状，``trainable`` 是参与训练的张量个数。
+    """
+    keras.utils.set_random_seed(seed)
+    layers = [layer_cls(d_model, num_heads) for _ in range(depth)]
+    optimizer = keras.optimizers.Adam(learning_rate)
+
+    @tf.function(autograph=False)
+    def step(x):
+        target = tf.reduce_mean(x, axis=1, keepdims=True) * tf.ones_like(x)
+        with tf.GradientTape() as tape:
+            y = x
+            for layer in layers:
+                y = layer(y)
+            loss = tf.reduce_mean(tf.square(y - target))
+        variables = [v for layer in layers for v in layer.trainable_variables]
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss, y
+
+    rng = np.random.default_rng(seed)
+    losses = []
+    for _ in range(steps):
+        loss, y = step(tf.constant(rng.standard_normal((batch, n, d_model), dtype="float32")))
+        losses.append(float(loss))
+    trainable = sum(len(layer.trainable_variables) for layer in layers)
+    return {"losses": losses, "output_shape": tuple(y.shape), "trainable": trainable}
