@@ -45,8 +45,7 @@ def check(exercise_id, answer, *, time_limit=20.0, seed=None):
     with _float32_policy():
         cases = checker.make_cases(np.random.default_rng(seed))
         if problem:
-            skipped = [CaseResult(c.name, False, say.NOT_RUN, skipped=True) for c in cases]
-            return Verdict(exercise.id, exercise.title, skipped, problem)
+            return Verdict(exercise.id, exercise.title, _not_run(cases), problem)
         if exercise.kind == "function":
             # A tf.function runs its Python code only when it traces; check that code itself.
             answer = getattr(answer, "python_function", answer)
@@ -57,7 +56,8 @@ def check_by_name(answer, **kwargs):
     """按 ``answer`` 的名字找到要求它的练习，再 :func:`check`。
 
     书里的参考解答这样检查：``check_by_name(solutions.split_heads)`` 找到要求
-    ``split_heads`` 的练习 4.5.4。你的函数与练习要求的名字相同时也可以这样用。
+    ``split_heads`` 的那道练习（拆分多头）。你的函数与练习要求的名字相同时，
+    也可以这样用。
 
     Args:
         answer: 名字（``__name__``）与练习要求相同的函数或类。
@@ -82,7 +82,11 @@ def _run(cases, answer, guard):
             results.append(result)
             if fatal:
                 break
-    return results + [CaseResult(c.name, False, say.NOT_RUN, skipped=True) for c in cases[len(results):]]
+    return results + _not_run(cases[len(results):])
+
+
+def _not_run(cases):
+    return [CaseResult(case.name, False, say.NOT_RUN, skipped=True) for case in cases]
 
 
 def _kind_problem(exercise, answer):
