@@ -43,7 +43,7 @@ def check_id(source):
 
 
 def test_exercise_numbers_are_the_checker_ids():
-    """练习 4.5.N on the page is the id its solution passes to check()."""
+    """练习 4.5.N on the page is the id of the exercise its solution's check cell checks."""
     from attnbook.exercises import EXERCISES as REGISTRY
 
     page = soup(f"{EXERCISES}.html")
@@ -74,8 +74,7 @@ def test_solutions_are_collapsed():
 
 
 def test_starter_notebook_stubs_are_reported_unfinished_not_a_traceback():
-    from attnbook.exercises import EXERCISES as REGISTRY
-    from attnbook.exercises import UNFINISHED
+    from attnbook.exercises import EXERCISES as REGISTRY, UNFINISHED
 
     cells = check_cells(STARTER)
     assert [check_id(source) for source, _ in cells] == list(REGISTRY)

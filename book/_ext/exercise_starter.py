@@ -5,11 +5,15 @@ one check cell per coding exercise of ``attnbook.exercises.catalog``, in the
 catalog's order. It is written when Sphinx reads its configuration, before
 sphinx-external-toc looks for the pages of the toc, and only when its text changes,
 so an unchanged catalog leaves the file, its cells and their execution cache alone.
+A book whose toc does not list the page (a test's small copy) gets nothing.
 """
 
 from pathlib import Path
 
-PAGE = "book/ch04/exercises-starter.md"
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+DOCNAME = "book/ch04/exercises-starter"
+PAGE = f"{DOCNAME}.md"
 
 FRONT_MATTER = """\
 ---
@@ -59,7 +63,9 @@ def render(catalog):
 
 
 def write_page(app, config):
-    from attnbook.exercises.catalog import CATALOG
+    if DOCNAME not in parse_toc_yaml(Path(app.srcdir) / config.external_toc_path):
+        return
+    from attnbook.exercises.catalog import CATALOG  # imports TensorFlow: only when needed
 
     path = Path(app.srcdir) / PAGE
     text = render(CATALOG)

@@ -3,7 +3,9 @@
 :func:`check` 返回 :class:`Verdict`，它的文字是一份简短的中文报告；以
 ``check(...)`` 结尾的 Notebook 单元格会显示它。判定词是常量 ``PASSED`` （通过）、
 ``FAILED`` （未通过）和 ``UNFINISHED`` （未完成：答案还是骨架），可以拿
-``verdict.state`` 与它们比较。在终端里::
+``verdict.state`` 与它们比较。在终端里：
+
+::
 
     python -m attnbook.exercises 4.5.2 answer.py      # 检查 answer.py 里的函数
     python -m attnbook.exercises --list               # 列出所有练习

@@ -43,7 +43,7 @@ class Checker:
 class CaseResult:
     """一个用例的结果。
 
-    Attributes:
+    Args:
         name: 用例名，如 ``"batch 为 1"``。
         passed: 是否通过。
         message: 未通过的原因，或通过时的附注；没有就是空字符串。
@@ -65,7 +65,7 @@ class Verdict:
     在 Notebook 里，以 ``check(...)`` 结尾的单元格会显示这份报告。``bool(verdict)``
     在全部用例通过时为 True。
 
-    Attributes:
+    Args:
         exercise_id: 练习编号，如 ``"4.5.2"``。
         title: 练习标题。
         cases: 各用例的 :class:`CaseResult`，按运行顺序。

@@ -31,7 +31,7 @@ class BuggyMultiHeadAttention(keras.layers.Layer):
         self.wo = keras.layers.Dense(d_model, name="wo")
 
     def split_heads(self, x):
-        """``(batch, seq, d_model)`` -> ``(batch, heads, seq, depth)``。"""
+        """拆成多头：(batch, seq, d_model) -> (batch, heads, seq, depth)。"""
         batch = tf.shape(x)[0]
         x = tf.reshape(x, (batch, -1, self.num_heads, self.depth))
         return tf.transpose(x, [0, 2, 1, 3])

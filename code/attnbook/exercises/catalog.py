@@ -20,7 +20,7 @@ SECTION = "4.5"  # 与 _config.yml 的 enumerable_prefix 一致：练习 4.5.1�
 class Exercise:
     """目录里的一道练习。
 
-    Attributes:
+    Args:
         label: 练习页里 ``{exercise}`` 块的标签，如 ``"ex-sdpa"``。
         title: 标题，与练习页一致。
         kind: ``"function"`` （提交函数）、``"class"`` （提交
