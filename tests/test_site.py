@@ -19,22 +19,31 @@ STARTER = "book/ch04/exercises-starter"
 
 
 def check_cells(page):
-    """(source, output text) of every executed cell that calls check(...)."""
+    """(source, output text) of every executed cell that calls check(...) or check_by_name(...)."""
     nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
     return [(cell.source, "".join(o.get("text") or o.get("data", {}).get("text/plain", "")
                                   for o in cell.outputs))
-            for cell in nb.cells if cell.cell_type == "code" and "check(" in cell.source]
+            for cell in nb.cells if cell.cell_type == "code" and re.search(r"\bcheck(_by_name)?\(", cell.source)]
+
+
+def checked_ids(text):
+    """The exercise ids that check("4.5.2", …) and check_by_name(solutions.name) calls check."""
+    from attnbook.exercises.catalog import exercise_named
+
+    return re.findall(r'check\("([\d.]+)"', text) + [
+        exercise_named(name).id for name in re.findall(r"check_by_name\(solutions\.(\w+)\)", text)]
 
 
 def check_id(source):
-    return re.search(r'check\("([\d.]+)"', source).group(1)
+    (exercise_id,) = checked_ids(source)
+    return exercise_id
 
 
 # --- exercises -------------------------------------------------------------------------
 
 
 def test_exercise_numbers_are_the_checker_ids():
-    """练习 4.5.N on the page is the id its solution passes to check()."""
+    """练习 4.5.N on the page is the id of the exercise its solution's check cell checks."""
     from attnbook.exercises import EXERCISES as REGISTRY
 
     page = soup(f"{EXERCISES}.html")
@@ -45,7 +54,7 @@ def test_exercise_numbers_are_the_checker_ids():
     checked = []
     for box in page.select("div.solution"):
         number = re.search(r"练习 (4\.5\.\d+)", box.select_one(".admonition-title").get_text()).group(1)
-        calls = re.findall(r'check\("([\d.]+)"', box.get_text())
+        calls = checked_ids(box.get_text())
         assert calls in ([], [number]), (number, calls)
         checked += calls
     assert sorted(checked) == sorted(REGISTRY), "every checker has exactly one solution in the book"
@@ -64,13 +73,15 @@ def test_solutions_are_collapsed():
     assert solutions and all("dropdown" in box["class"] for box in solutions)
 
 
-def test_starter_notebook_stubs_get_a_verdict_not_a_traceback():
-    cells = check_cells(STARTER)
-    from attnbook.exercises import EXERCISES as REGISTRY
+def test_starter_notebook_stubs_are_reported_unfinished_not_a_traceback():
+    from attnbook.exercises import EXERCISES as REGISTRY, UNFINISHED
 
-    assert sorted(check_id(source) for source, _ in cells) == sorted(REGISTRY)
+    cells = check_cells(STARTER)
+    assert [check_id(source) for source, _ in cells] == list(REGISTRY)
     for source, output in cells:
-        assert "：未通过" in output and "Traceback" not in output, (source, output)
+        lines = output.strip().splitlines()
+        assert lines[0].endswith(f"：{UNFINISHED}") and len(lines) == 2, (source, output)
+        assert lines[1].startswith("  提示：") and "单元格第 " in lines[1] and "Traceback" not in output
 
 
 @pytest.mark.parametrize("page", [EXERCISES, STARTER, "book/ch04/attention"])
