@@ -19,9 +19,6 @@ GLOSSARY = "book/glossary"
 
 # Cells tagged so print numbers measured on the building machine, and say so.
 MEASURED = "measured-at-build"
-# Cells tagged so check a reader's answer on freshly drawn random inputs: the verdict
-# line is the same on every run, the details (largest error, where) are not.
-RANDOM = "random-inputs"
 
 
 def front_matter(md):
@@ -54,18 +51,15 @@ def soup(page):
 def text_outputs(nb, only_reproducible=False):
     """Every stream and text/plain output of a notebook, cell by cell.
 
-    With ``only_reproducible``, cells measured at build time are left out and cells on
-    random inputs keep only their first line: what a rerun must reproduce exactly.
+    With ``only_reproducible``, cells measured at build time are left out: the rest is
+    what a rerun must reproduce exactly.
     """
     outputs = []
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if cell.cell_type != "code" or (only_reproducible and MEASURED in tags):
             continue
-        texts = [o.get("text") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])]
-        if only_reproducible and RANDOM in tags:
-            texts = ["".join(texts).split("\n", 1)[0]]
-        outputs.append(texts)
+        outputs.append([o.get("text") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])])
     return outputs
 
 
