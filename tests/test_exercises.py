@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 import unicodedata
-from pathlib import Path
 
 import keras
 import numpy as np
