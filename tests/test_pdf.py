@@ -1,0 +1,310 @@
+"""Checks of the printed book, _build/pdf/attention-book.pdf, read back with poppler.
+
+The PDF is made by `make pdf` (tools/pdf.py) from the built site. These tests read the
+PDF itself: its text (pdftotext), the position of every word on every page
+(pdftotext -bbox), its fonts (pdffonts), its outline (pypdf) and two pages rendered to
+PNG (pdftoppm), which go to test-artifacts/pdf/ for a person to look at.
+
+Without poppler-utils these tests are skipped locally, and fail when CI is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import unicodedata
+from functools import cache
+from html import unescape
+
+import pytest
+import yaml
+from PIL import Image
+from pypdf import PdfReader
+
+import manuscript
+from buildfiles import BUILD, HTML, ROOT, soup
+
+pytestmark = pytest.mark.pdf
+
+PDF = BUILD / "pdf" / "attention-book.pdf"
+ARTIFACTS = ROOT / "test-artifacts" / "pdf"
+MM = 72 / 25.4  # PDF points per millimetre
+SIDE_MARGIN_MM = 20  # print.css: @page margin
+EDITORIAL_VIOLET = (0x6D, 0x28, 0xD9)  # book.css: --editorial-color
+SECTION_TITLE = "4.5 注意力机制：让张量互相打分"
+
+
+def tool(name):
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} not installed: apt-get install poppler-utils"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message} (CI is set, so the PDF tests must run, not skip)", pytrace=False)
+        pytest.skip(f"{message}; the PDF tests run on CI")
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_pdf():
+    if not PDF.is_file():
+        pytest.fail("No _build/pdf/attention-book.pdf: run `make pdf` (or `make test`, which prints it first).")
+
+
+@cache
+def pages_text():
+    """The text of each page, the page number at its foot left out."""
+    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(PDF), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    pages = out.split("\f")[:-1]
+    return [re.sub(r"\n\s*\d+\s*$", "\n", page.rstrip()) for page in pages]
+
+
+def squeezed(text):
+    """Text compared with the manuscript and the site: NFKC, no whitespace or quote marks."""
+    return manuscript.normalize(unicodedata.normalize("NFKC", text))
+
+
+@cache
+def book_text():
+    return squeezed("".join(pages_text()))
+
+
+@cache
+def outline():
+    """(depth, title, 1-based page) of every outline entry, in order."""
+    reader = PdfReader(PDF)
+    out = []
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                out.append((depth, re.sub(r"\s+", " ", item.title).strip(), reader.get_destination_page_number(item) + 1))
+
+    walk(reader.outline, 0)
+    return out
+
+
+def toc_pages():
+    """(docname, depth in _toc.yml: 0 root or chapter outside a part, 1 chapter, 2 section)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found = [(toc["root"], 0)]
+
+    def walk(items, depth):
+        for item in items:
+            found.append((item["file"], depth))
+            walk(item.get("sections", []), depth + 1)
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters", []), 1 if part.get("caption") else 0)
+    return found
+
+
+def page_title(docname):
+    heading = soup(docname).select_one("article h1")
+    for link in heading.select("a.headerlink"):
+        link.decompose()
+    return re.sub(r"\s+", " ", heading.get_text(" ", strip=True))
+
+
+def first_page_with(text):
+    target = squeezed(text)
+    return next(i + 1 for i, page in enumerate(pages_text()) if target in squeezed(page))
+
+
+def render(page, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    stem = ARTIFACTS / name
+    subprocess.run([tool("pdftoppm"), "-png", "-r", "100", "-singlefile", "-f", str(page), "-l", str(page),
+                    str(PDF), str(stem)], check=True)
+    return stem.with_suffix(".png")
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+def test_manuscript_prose_is_in_the_text():
+    sentences = manuscript.prose_sentences()
+    missing = [s for s in sentences if s not in book_text()]
+    coverage = 1 - len(missing) / len(sentences)
+    print(f"manuscript prose sentences found in the PDF text: {coverage:.1%} of {len(sentences)}")
+    assert len(sentences) > 50
+    assert coverage >= 0.95, f"{coverage:.1%} found; missing:\n" + "\n".join(missing[:20])
+
+
+def test_text_is_simplified_chinese_and_selectable():
+    text = "".join(pages_text())
+    assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 20_000
+    assert "注意力机制" in text and "機制" not in text  # simplified forms, extracted as text
+
+
+def test_math_is_typeset_not_raw_tex():
+    text = "".join(pages_text())
+    raw = re.findall(r"\\(?:frac|sqrt|mathrm|text|left|right|begin|cdot|top|\(|\[)|\$\$", text)
+    assert not raw, raw[:10]
+    assert soup("book/ch04/attention").select(".math"), "the section has math; the test would be empty"
+
+
+# --- figures, code, editorial marks, exercises -------------------------------------------
+
+
+def site_figures():
+    """(number, caption) of every numbered figure and table on the pages of the book."""
+    found = []
+    for docname, _ in toc_pages():
+        for number in soup(docname).select("figure .caption-number, table caption .caption-number"):
+            caption = number.find_parent(["figcaption", "caption"]).get_text(" ", strip=True)
+            found.append((number.get_text(" ", strip=True), caption))
+    return found
+
+
+def test_every_figure_number_and_caption_of_the_site_is_printed():
+    figures = site_figures()
+    assert ("图 20" in [n for n, _ in figures]) and any(n.startswith("编者图 4.5-") for n, _ in figures)
+    missing = [(n, c) for n, c in figures if squeezed(n) not in book_text() or squeezed(c) not in book_text()]
+    assert not missing, missing
+
+
+def site_code_lines():
+    """Every non-blank line of every code block and text output on the pages of the book."""
+    lines = []
+    for docname, _ in toc_pages():
+        for pre in soup(docname).select("article pre"):
+            lines += [squeezed(line) for line in unescape(pre.get_text()).splitlines() if squeezed(line)]
+    return lines
+
+
+def test_every_code_line_is_printed_whole():
+    lines = site_code_lines()
+    missing = [line for line in lines if line not in book_text()]
+    assert len(lines) > 500
+    # A wrapped line that also breaks across two pages reads back with the page number
+    # inside it; a handful of those are allowed, a cut line is not.
+    assert len(missing) <= len(lines) // 200, missing[:20]
+
+
+@cache
+def word_boxes():
+    """(page, page width, xMin, xMax, word) for every word of the PDF."""
+    out = subprocess.run([tool("pdftotext"), "-bbox", str(PDF), "-"], capture_output=True, text=True, check=True).stdout
+    boxes = []
+    for number, (width, body) in enumerate(re.findall(r'<page width="([\d.]+)"[^>]*>(.*?)</page>', out, re.S), start=1):
+        for x_min, x_max, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', body):
+            boxes.append((number, float(width), float(x_min), float(x_max), unescape(word)))
+    return boxes
+
+
+def test_no_text_runs_past_the_margins():
+    """Every word on every page, code lines included, lies inside the text column."""
+    boxes = word_boxes()
+    assert len(boxes) > 10_000
+    tolerance = 2 * MM
+    outside = [(page, round(x_max - width + SIDE_MARGIN_MM * MM, 1), word) for page, width, x_min, x_max, word in boxes
+               if x_max > width - SIDE_MARGIN_MM * MM + tolerance or x_min < SIDE_MARGIN_MM * MM - tolerance]
+    assert not outside, f"words past the margin (page, points past, word): {outside[:20]}"
+
+
+def test_editorial_labels_are_printed():
+    labels = sum(len(soup(d).select(".editorial-label")) for d, _ in toc_pages())
+    assert "".join(pages_text()).count("编者") >= labels > 20
+
+
+def test_solutions_follow_all_the_exercises():
+    text = squeezed("".join(pages_text()[first_page_with("4.5 练习") - 1:]))
+    numbers = [n.get_text(strip=True) for n in soup("book/ch04/exercises").select("div.exercise .caption-number")]
+    last_question = text.index(squeezed(numbers[-1]))
+    closing = text.index("练习解答")
+    assert last_question < closing
+    solutions = re.findall(r"解答练习(4\.5\.\d+)", text)
+    assert solutions and all(text.index(f"解答练习{n}") > closing for n in solutions)
+    assert len(solutions) == len(soup("book/ch04/exercises").select("div.solution"))
+
+
+# --- fonts, structure -----------------------------------------------------------------------
+
+
+def test_every_font_is_embedded():
+    out = subprocess.run([tool("pdffonts"), str(PDF)], capture_output=True, text=True, check=True).stdout
+    rows = [line for line in out.splitlines()[2:] if line.strip()]
+    not_embedded = [row for row in rows if row.split()[-5] != "yes"]
+    assert rows and not not_embedded, not_embedded
+
+
+def test_outline_follows_the_table_of_contents():
+    entries = outline()
+    depth_of = {}
+    for depth, title, _ in entries:
+        depth_of.setdefault(title, depth)
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    for part in toc.get("parts", []):
+        assert depth_of.get(part["caption"]) == 0, part["caption"]
+    for docname, depth in toc_pages():
+        assert depth_of.get(page_title(docname)) == depth, (docname, page_title(docname), depth_of)
+    order = [page_title(d) for d, _ in toc_pages()]
+    assert [t for _, t, _ in entries if t in order] == order
+
+
+def test_contents_page_gives_each_page_its_page_number():
+    contents = pages_text()[first_page_with("目录") - 1]
+    numbers = {re.sub(r"\s+", " ", m[0]).strip(): int(m[1]) for m in re.findall(r"^(.+?)\s+(\d+)$", contents, re.M)}
+    pages = {title: page for _, title, page in outline()}
+    for docname, _ in toc_pages():
+        title = page_title(docname)
+        assert numbers.get(title) == pages[title], (title, numbers.get(title), pages[title])
+
+
+def test_pages_are_numbered():
+    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(PDF), "-"], capture_output=True, text=True, check=True).stdout
+    pages = out.split("\f")[:-1]
+    numbered = [i + 1 for i, page in enumerate(pages) if re.search(rf"\n\s*{i + 1}\s*$", page.rstrip())]
+    assert len(pages) > 20 and len(numbered) >= len(pages) - 1  # the cover has none
+
+
+def test_colophon_gives_build_machine_commit_and_version():
+    import importlib.metadata
+
+    colophon = squeezed(pages_text()[first_page_with("版本说明") - 1])
+    for pattern in [r"代码执行\d{4}-\d\d-\d\d\d\d:\d\dUTC", r"PDF生成\d{4}-\d\d-\d\d", rf"机器{os.cpu_count()}个CPU核",
+                    r"TensorFlow\d+\.\d+", r"源码提交[0-9a-f]{12}",
+                    rf"attnbook{re.escape(importlib.metadata.version('attnbook'))}"]:
+        assert re.search(pattern, colophon), (pattern, colophon)
+
+
+def test_site_offers_the_pdf():
+    assert (HTML / PDF.name).read_bytes() == PDF.read_bytes(), "make pdf copies the PDF next to the site"
+    for docname, _ in toc_pages():
+        page = soup(docname)
+        links = [a["href"] for a in page.select("a[href$='attention-book.pdf']")]
+        assert links, docname
+        depth = docname.count("/")
+        assert links[0] == "../" * depth + PDF.name, (docname, links)
+
+
+# --- two pages, looked at -------------------------------------------------------------------
+
+
+def violet_share(png):
+    """The share of pixels in the editor's violet (the rule and the 「编者」 label)."""
+    image = Image.open(png).convert("RGB")
+    pixels = list(image.getdata())
+    near = sum(1 for r, g, b in pixels if abs(r - EDITORIAL_VIOLET[0]) + abs(g - EDITORIAL_VIOLET[1])
+               + abs(b - EDITORIAL_VIOLET[2]) < 60)
+    return near / len(pixels)
+
+
+def test_section_first_page_shows_the_authors_box_and_the_editors_mark():
+    page = dict((t, p) for _, t, p in outline())[SECTION_TITLE]
+    png = render(page, "section-first-page")
+    assert "本节摘要" in pages_text()[page - 1]
+    assert violet_share(png) > 0.0005, "the editor's violet rule and label are printed"
+
+
+def test_heat_map_page_is_rendered_in_colour():
+    page = first_page_with("编者图 4.5-1")
+    png = render(page, "heat-map-page")
+    image = Image.open(png).convert("RGB")
+    colourful = sum(1 for r, g, b in image.getdata() if max(r, g, b) - min(r, g, b) > 80)
+    assert colourful / (image.width * image.height) > 0.02, "the heat map is drawn on the page"
