@@ -1,7 +1,7 @@
 """Fixtures shared by the test files.
 
 Markers (pytest.ini) say what a test needs: ``book`` tests read the build in _build/,
-``browser`` tests drive Chromium against it. Unmarked tests are the package's unit
+``browser`` tests drive Chromium against it, ``pdf`` tests read the printed book. Unmarked tests are the package's unit
 tests, which `make check` runs without a build. The helpers that read the build are in
 buildfiles.py, the browser plumbing in browsing.py.
 """

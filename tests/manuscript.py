@@ -12,6 +12,8 @@ from buildfiles import ROOT
 
 PATH = ROOT / "manuscript" / "4.5-attention.txt"
 _CODE_START = re.compile(r"^(import |from |class |def |#|\s|[A-Za-z_][\w, ]*=|print\()", re.A)
+# The manuscript's boxes open with their title; on the page the title is the box's own.
+BOX_PREFIXES = ("本节摘要：", "⚠️常见坑：", "💡关键直觉：")
 # Lines that stood for output in print: the page shows the live output instead.
 OUTPUT_COMMENT = re.compile(r"^# 输出(示例)?：")
 

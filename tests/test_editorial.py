@@ -21,7 +21,6 @@ COMPANIONS = ["book/ch04/mechanism", "book/ch04/cost", "book/ch04/exercises", "b
 PROSE = ["p", "li", "h1", "h2", "h3", "dt", "dd", "th", "td", "figcaption"]
 NOT_PROSE = [".editorial", "div.cell", "pre", "div.highlight", ".headerlink", ".voice-switch",
              "script", "style", ".math"]
-BOX_PREFIXES = ("本节摘要：", "⚠️常见坑：", "💡关键直觉：")
 CJK = r"\u3400-\u9fff"
 
 
@@ -64,7 +63,7 @@ def test_every_manuscript_sentence_is_on_the_page_in_order():
     text = manuscript.normalize(" ".join(prose_blocks(SECTION)))
     position = 0
     for sentence in manuscript.prose_sentences():
-        for prefix in BOX_PREFIXES:
+        for prefix in manuscript.BOX_PREFIXES:
             sentence = sentence.removeprefix(prefix)
         found = text.find(sentence, position)
         assert found >= 0, f"missing or out of order: {sentence}"

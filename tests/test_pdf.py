@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import unicodedata
 from functools import cache
@@ -31,7 +32,9 @@ pytestmark = pytest.mark.pdf
 PDF = BUILD / "pdf" / "attention-book.pdf"
 ARTIFACTS = ROOT / "test-artifacts" / "pdf"
 MM = 72 / 25.4  # PDF points per millimetre
-SIDE_MARGIN_MM = 20  # print.css: @page margin
+SIDE_MARGIN_MM = 20  # print.css: @page margin, left and right
+FOOT_MM = 22  # print.css: @page bottom margin, where the page number is
+BODY_PT = 10.5  # print.css: the prose's font size
 EDITORIAL_VIOLET = (0x6D, 0x28, 0xD9)  # book.css: --editorial-color
 SECTION_TITLE = "4.5 注意力机制：让张量互相打分"
 
@@ -52,18 +55,24 @@ def _needs_pdf():
         pytest.fail("No _build/pdf/attention-book.pdf: run `make pdf` (or `make test`, which prints it first).")
 
 
+def pdftotext(*args, first=None):
+    pages = ["-f", str(first), "-l", str(first)] if first else []
+    return subprocess.run([tool("pdftotext"), "-enc", "UTF-8", *args, *pages, str(PDF), "-"],
+                          capture_output=True, text=True, check=True).stdout
+
+
 @cache
 def pages_text():
-    """The text of each page, the page number at its foot left out."""
-    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(PDF), "-"],
-                         capture_output=True, text=True, check=True).stdout
-    pages = out.split("\f")[:-1]
-    return [re.sub(r"\n\s*\d+\s*$", "\n", page.rstrip()) for page in pages]
+    """The text of each page above its foot, so without the page number."""
+    width, height = PdfReader(PDF).pages[0].mediabox.upper_right
+    body = ["-x", "0", "-y", "0", "-W", str(int(width)), "-H", str(int(float(height) - FOOT_MM * MM))]
+    return pdftotext(*body).split("\f")[:-1]
 
 
 def squeezed(text):
-    """Text compared with the manuscript and the site: NFKC, no whitespace or quote marks."""
-    return manuscript.normalize(unicodedata.normalize("NFKC", text))
+    """Text compared with the manuscript and the site: NFKC, no whitespace, quote marks or
+    hyphens (pdftotext joins a word hyphenated at the end of a line)."""
+    return manuscript.normalize(unicodedata.normalize("NFKC", text)).replace("-", "")
 
 
 @cache
@@ -126,12 +135,18 @@ def render(page, name):
 # --- text -------------------------------------------------------------------------------
 
 
+def unbox(sentence):
+    for prefix in manuscript.BOX_PREFIXES:
+        sentence = sentence.removeprefix(prefix)
+    return sentence
+
+
 def test_manuscript_prose_is_in_the_text():
-    sentences = manuscript.prose_sentences()
+    sentences = [squeezed(unbox(s)) for s in manuscript.prose_sentences()]
     missing = [s for s in sentences if s not in book_text()]
     coverage = 1 - len(missing) / len(sentences)
     print(f"manuscript prose sentences found in the PDF text: {coverage:.1%} of {len(sentences)}")
-    assert len(sentences) > 50
+    assert len(sentences) > 20
     assert coverage >= 0.95, f"{coverage:.1%} found; missing:\n" + "\n".join(missing[:20])
 
 
@@ -152,19 +167,24 @@ def test_math_is_typeset_not_raw_tex():
 
 
 def site_figures():
-    """(number, caption) of every numbered figure and table on the pages of the book."""
+    """(number, [caption text between formulas]) of every numbered figure and table of the book."""
     found = []
     for docname, _ in toc_pages():
         for number in soup(docname).select("figure .caption-number, table caption .caption-number"):
-            caption = number.find_parent(["figcaption", "caption"]).get_text(" ", strip=True)
-            found.append((number.get_text(" ", strip=True), caption))
+            caption, label = number.find_parent(["figcaption", "caption"]), number.get_text(" ", strip=True)
+            for tag in caption.select("a.headerlink, .caption-number"):
+                tag.decompose()
+            for math in caption.select(".math, math"):
+                math.replace_with("\0")
+            found.append((label, [squeezed(t) for t in caption.get_text().split("\0") if squeezed(t)]))
     return found
 
 
 def test_every_figure_number_and_caption_of_the_site_is_printed():
     figures = site_figures()
     assert ("图 20" in [n for n, _ in figures]) and any(n.startswith("编者图 4.5-") for n, _ in figures)
-    missing = [(n, c) for n, c in figures if squeezed(n) not in book_text() or squeezed(c) not in book_text()]
+    missing = [(n, [t for t in texts if t not in book_text()]) for n, texts in figures
+               if squeezed(n) not in book_text() or any(t not in book_text() for t in texts)]
     assert not missing, missing
 
 
@@ -188,23 +208,34 @@ def test_every_code_line_is_printed_whole():
 
 @cache
 def word_boxes():
-    """(page, page width, xMin, xMax, word) for every word of the PDF."""
-    out = subprocess.run([tool("pdftotext"), "-bbox", str(PDF), "-"], capture_output=True, text=True, check=True).stdout
+    """(page, page width, page height, xMin, xMax, yMin, word) for every word of the PDF."""
     boxes = []
-    for number, (width, body) in enumerate(re.findall(r'<page width="([\d.]+)"[^>]*>(.*?)</page>', out, re.S), start=1):
-        for x_min, x_max, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', body):
-            boxes.append((number, float(width), float(x_min), float(x_max), unescape(word)))
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', pdftotext("-bbox"), re.S)
+    for number, (width, height, body) in enumerate(pages, start=1):
+        for x_min, y_min, x_max, word in re.findall(
+                r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', body):
+            boxes.append((number, float(width), float(height), float(x_min), float(x_max), float(y_min), unescape(word)))
     return boxes
 
 
 def test_no_text_runs_past_the_margins():
     """Every word on every page, code lines included, lies inside the text column."""
     boxes = word_boxes()
-    assert len(boxes) > 10_000
-    tolerance = 2 * MM
-    outside = [(page, round(x_max - width + SIDE_MARGIN_MM * MM, 1), word) for page, width, x_min, x_max, word in boxes
-               if x_max > width - SIDE_MARGIN_MM * MM + tolerance or x_min < SIDE_MARGIN_MM * MM - tolerance]
-    assert not outside, f"words past the margin (page, points past, word): {outside[:20]}"
+    assert len(boxes) > 5_000
+    left, tolerance = SIDE_MARGIN_MM * MM, 2 * MM
+    outside = [(page, round(x_max - (width - left), 1), word) for page, width, _, x_min, x_max, _, word in boxes
+               if x_max > width - left + tolerance or x_min < left - tolerance]
+    assert not outside, f"words past the margin (page, points past the column, word): {outside[:20]}"
+
+
+def test_pages_are_printed_at_full_size():
+    """Chromium silently shrinks the whole book when anything is too wide for the page,
+    and then no word passes the margin; the prose's size shows it. A Chinese character
+    is 1 em wide, so the prose's characters are as wide as print.css's body size."""
+    widths = [(x_max - x_min) / len(word) for _, _, _, x_min, x_max, _, word in word_boxes()
+              if len(word) >= 6 and re.fullmatch(r"[\u4e00-\u9fff]+", word)]
+    assert len(widths) > 50
+    assert abs(statistics.median(widths) - BODY_PT) < 0.2, f"prose printed at {statistics.median(widths):.2f} pt"
 
 
 def test_editorial_labels_are_printed():
@@ -213,7 +244,8 @@ def test_editorial_labels_are_printed():
 
 
 def test_solutions_follow_all_the_exercises():
-    text = squeezed("".join(pages_text()[first_page_with("4.5 练习") - 1:]))
+    start = dict((title, page) for _, title, page in outline())[page_title("book/ch04/exercises")]
+    text = squeezed("".join(pages_text()[start - 1:]))
     numbers = [n.get_text(strip=True) for n in soup("book/ch04/exercises").select("div.exercise .caption-number")]
     last_question = text.index(squeezed(numbers[-1]))
     closing = text.index("练习解答")
@@ -248,28 +280,29 @@ def test_outline_follows_the_table_of_contents():
 
 
 def test_contents_page_gives_each_page_its_page_number():
-    contents = pages_text()[first_page_with("目录") - 1]
-    numbers = {re.sub(r"\s+", " ", m[0]).strip(): int(m[1]) for m in re.findall(r"^(.+?)\s+(\d+)$", contents, re.M)}
+    contents = pdftotext("-layout", first=first_page_with("目录"))
+    numbers = {squeezed(m[0]): int(m[1]) for m in re.findall(r"^\s*(\S.*?)\s+(\d+)\s*$", contents, re.M)}
     pages = {title: page for _, title, page in outline()}
     for docname, _ in toc_pages():
         title = page_title(docname)
-        assert numbers.get(title) == pages[title], (title, numbers.get(title), pages[title])
+        assert numbers.get(squeezed(title)) == pages[title], (title, numbers, pages[title])
 
 
-def test_pages_are_numbered():
-    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(PDF), "-"], capture_output=True, text=True, check=True).stdout
-    pages = out.split("\f")[:-1]
-    numbered = [i + 1 for i, page in enumerate(pages) if re.search(rf"\n\s*{i + 1}\s*$", page.rstrip())]
-    assert len(pages) > 20 and len(numbered) >= len(pages) - 1  # the cover has none
+def test_pages_are_numbered_at_the_foot():
+    pages = len(pages_text())
+    feet = {page: word for page, _, height, _, _, y_min, word in word_boxes() if y_min > height - FOOT_MM * MM}
+    assert pages > 20
+    assert all(feet.get(n) == str(n) for n in range(2, pages + 1)), feet  # the cover has none
 
 
 def test_colophon_gives_build_machine_commit_and_version():
-    import importlib.metadata
+    import tomllib
 
+    version = tomllib.loads((ROOT / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     colophon = squeezed(pages_text()[first_page_with("版本说明") - 1])
-    for pattern in [r"代码执行\d{4}-\d\d-\d\d\d\d:\d\dUTC", r"PDF生成\d{4}-\d\d-\d\d", rf"机器{os.cpu_count()}个CPU核",
+    for pattern in [r"代码执行\d{8}\d\d:\d\dUTC", r"PDF生成\d{8}\d\d:\d\dUTC", rf"机器{os.cpu_count()}个CPU核",
                     r"TensorFlow\d+\.\d+", r"源码提交[0-9a-f]{12}",
-                    rf"attnbook{re.escape(importlib.metadata.version('attnbook'))}"]:
+                    rf"attnbook{re.escape(version)}"]:
         assert re.search(pattern, colophon), (pattern, colophon)
 
 
@@ -289,7 +322,7 @@ def test_site_offers_the_pdf():
 def violet_share(png):
     """The share of pixels in the editor's violet (the rule and the 「编者」 label)."""
     image = Image.open(png).convert("RGB")
-    pixels = list(image.getdata())
+    pixels = list(image.get_flattened_data())
     near = sum(1 for r, g, b in pixels if abs(r - EDITORIAL_VIOLET[0]) + abs(g - EDITORIAL_VIOLET[1])
                + abs(b - EDITORIAL_VIOLET[2]) < 60)
     return near / len(pixels)
@@ -306,5 +339,5 @@ def test_heat_map_page_is_rendered_in_colour():
     page = first_page_with("编者图 4.5-1")
     png = render(page, "heat-map-page")
     image = Image.open(png).convert("RGB")
-    colourful = sum(1 for r, g, b in image.getdata() if max(r, g, b) - min(r, g, b) > 80)
+    colourful = sum(1 for r, g, b in image.get_flattened_data() if max(r, g, b) - min(r, g, b) > 80)
     assert colourful / (image.width * image.height) > 0.02, "the heat map is drawn on the page"

@@ -86,5 +86,5 @@ def test_site_urls_resolve_against_the_page():
 
 
 def test_contents_page_has_a_number_slot_for_each_line():
-    html = contents.section([("book-a", "前言", 1), ("part-第 4 章", "第 4 章", 1)])
+    html = contents.section([("book-a", "前言", 1), ("part-第-4-章", "第 4 章", 1)])
     assert html.count(contents.PLACEHOLDER) == 2 and 'href="#book-a"' in html

@@ -150,7 +150,7 @@ def _docname_of(path):
 
 def part_section(entry):
     soup = BeautifulSoup("", "html.parser")
-    section = soup.new_tag("section", attrs={"class": "pdf-part", "id": f"part-{entry.caption}"})
+    section = soup.new_tag("section", attrs={"class": "pdf-part", "id": "part-" + "-".join(entry.caption.split())})
     heading = soup.new_tag("h1")
     heading.string = entry.caption
     section.append(heading)

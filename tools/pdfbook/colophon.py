@@ -13,6 +13,7 @@ import importlib.util
 import os
 import platform
 import subprocess
+import tomllib
 from datetime import datetime, timezone
 
 UNKNOWN = "未知"
@@ -25,7 +26,7 @@ def facts(root, build_dir):
         ("PDF 生成", _utc(datetime.now(timezone.utc))),
         ("机器", machine()),
         ("源码提交", commit(root)),
-        ("配套包", f"attnbook {package_version('attnbook')}"),
+        ("配套包", f"attnbook {source_version(root)}"),
     ]
 
 
@@ -34,12 +35,20 @@ def machine():
             f"TensorFlow {package_version('tensorflow', 'tensorflow-cpu')}")
 
 
-def package_version(*names):
-    """The installed version of the first of ``names`` that is installed.
+def source_version(root):
+    """The companion package's version in this checkout (code/pyproject.toml).
 
-    For attnbook this is the package metadata, which ``attnbook.__version__`` reports
-    too; reading it here spares the PDF build an import of TensorFlow.
+    That is the metadata ``attnbook.__version__`` reports once the checkout is installed;
+    reading the file spares the PDF build an import of TensorFlow, and names the code
+    the pages ran (the build puts this checkout's code/ on the path) even where the
+    environment has another checkout installed.
     """
+    project = tomllib.loads((root / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return project.get("version") or package_version("attnbook")
+
+
+def package_version(*names):
+    """The installed version of the first of ``names`` that is installed."""
     for name in names:
         try:
             return importlib.metadata.version(name)

@@ -48,8 +48,6 @@ class Printer:
         context = self._browser.new_context(color_scheme="light", reduced_motion="reduce")
         context.route("**/*", self._serve)
         self.page = context.new_page()
-        self.errors = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
     def _serve(self, route):
         split = urlsplit(route.request.url)
