@@ -57,6 +57,7 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     return output, weights
 
 
+@keras.saving.register_keras_serializable(package="attnbook")
 class MiniMultiHeadAttention(keras.layers.Layer):
     """多头缩放点积注意力的最小实现。
 
@@ -133,6 +134,24 @@ class MiniMultiHeadAttention(keras.layers.Layer):
                 f"x {tuple(x.shape)} and context {tuple(context.shape)}."
             )
         return x, context
+
+    def compute_output_shape(self, x_shape, context_shape=None):
+        """输出的形状：``x_shape`` 是 ``(batch, n_q, features)``，返回 ``(batch, n_q, d_model)``。"""
+        return tuple(x_shape[:-1]) + (self.d_model,)
+
+    def compute_output_spec(self, x, context=None, attention_mask=None, return_attention_scores=False):
+        """符号输入（KerasTensor）的输出：序列长度不会丢成 ``None``。
+
+        Returns:
+            输出 ``(batch, n_q, d_model)``；``return_attention_scores=True`` 时再加上
+            注意力权重 ``(batch, num_heads, n_q, n_k)``，``n_k`` 取自 ``context``（自注意力时取自 ``x``）。
+        """
+        output = keras.KerasTensor(self.compute_output_shape(x.shape), dtype=self.compute_dtype)
+        if not return_attention_scores:
+            return output
+        n_k = (x if context is None else context).shape[1]
+        weights = keras.KerasTensor((x.shape[0], self.h, x.shape[1], n_k), dtype=self.compute_dtype)
+        return output, weights
 
     def get_config(self):
         return {**super().get_config(), "d_model": self.d_model, "num_heads": self.h}

@@ -47,6 +47,7 @@ def reversal_data(n, length=8, vocab=10, seed=0):
     return x, x[:, ::-1].copy()
 
 
+@keras.saving.register_keras_serializable(package="attnbook")
 class ReversalModel(keras.Model):
     """A tiny encoder–decoder that reverses a digit sequence.
 
