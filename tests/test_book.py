@@ -12,6 +12,8 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"

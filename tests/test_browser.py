@@ -34,6 +34,8 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SERVE = ROOT / "tools" / "serve.py"

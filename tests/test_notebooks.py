@@ -1,0 +1,115 @@
+"""Every notebook the site offers for download runs as a reader would run it.
+
+`make wheel-test` runs this in the clean venv made from the built wheel: each
+``_build/html/_sources/<page>.ipynb`` is copied into a temporary folder outside the
+checkout and executed there in a fresh kernel of that venv. Every cell must succeed
+without writing to stderr and print what the build printed (see
+``notebooks.text_outputs`` for what a rerun must reproduce).
+"""
+
+import importlib.metadata
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import attnbook
+import attnbook.exercises
+from notebooks import (DOWNLOADS, MEASURED, MEASURED_LABEL, ROOT, cell_text, executed_pages,
+                       install_requirement, run_as_reader, tags, text_outputs)
+
+pytestmark = [pytest.mark.book, pytest.mark.notebooks, pytest.mark.slow]
+
+VERSIONS_CELL_ID = "attnbook-versions"  # the first cell, added by book/_ext/notebook_download.py
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    if not DOWNLOADS.is_dir():
+        pytest.fail("No build in _build/html: run `make book` (or `make wheel-test`, which builds first).")
+
+
+def downloaded(page):
+    return nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
+
+
+def stub_verdict():
+    """The checker's word for an answer that is still ``raise NotImplementedError``:
+    未完成 once the checker tells stubs apart, 未通过 from a checker that does not."""
+    sources = Path(attnbook.exercises.__file__).parent.glob("*.py")
+    return "未完成" if any("未完成" in p.read_text(encoding="utf-8") for p in sources) else "未通过"
+
+
+def test_the_site_offers_every_executed_page_and_nothing_else():
+    offered = sorted(p.relative_to(DOWNLOADS).with_suffix("").as_posix() for p in DOWNLOADS.rglob("*.ipynb"))
+    assert offered == sorted(executed_pages())
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_downloaded_notebook_runs_in_a_fresh_kernel_outside_the_checkout(page, tmp_path):
+    assert not tmp_path.is_relative_to(ROOT)
+    saved = Path(shutil.copy(DOWNLOADS / f"{page}.ipynb", tmp_path))  # as the reader saved it
+    offered = nbformat.read(saved, as_version=4)
+    ran = run_as_reader(offered, tmp_path, sys.executable)  # a cell that raises fails here
+
+    stubs = 0
+    for i, cell in enumerate(c for c in ran.cells if c.cell_type == "code"):
+        streams = {o.get("name") for o in cell.outputs if o.output_type == "stream"}
+        assert "stderr" not in streams, f"{page}: code cell {i} wrote to stderr:\n{cell_text(cell)}"
+        if MEASURED in tags(cell):
+            lines = [line for line in cell_text(cell).splitlines() if line.strip()]
+            assert lines and all(MEASURED_LABEL in line for line in lines), (page, i, lines)
+        if "raise NotImplementedError" in cell.source and "check(" in cell.source:
+            stubs += 1
+            verdict = cell_text(cell).split("\n", 1)[0]
+            assert re.search(f"^练习 [\\d.]+“.+”：{stub_verdict()}", verdict), (page, i, verdict)
+    assert stubs or not page.endswith("exercises-starter"), "the starter notebook has no stubs left"
+
+    ours, theirs = text_outputs(ran, only_reproducible=True), text_outputs(offered, only_reproducible=True)
+    assert len(ours) == len(theirs)
+    for i, (rerun, build) in enumerate(zip(ours, theirs)):
+        assert rerun == build, f"{page}: code cell {i} printed other text than at build time"
+
+
+# --- the versions cell -------------------------------------------------------------------
+
+
+def versions_cells():
+    cells = [downloaded(page).cells[0] for page in executed_pages()]
+    assert all(cell.get("id") == VERSIONS_CELL_ID for cell in cells)
+    assert len({cell.source for cell in cells}) == 1, "every notebook begins with the same cell"
+    return cells[0]
+
+
+def test_versions_cell_names_the_versions_the_book_was_built_with():
+    """Run in the wheel venv, this also proves the wheel is the version the book shows."""
+    cell, versions = versions_cells(), f"attnbook {attnbook.__version__}、TensorFlow {attnbook.tf.__version__}"
+    assert f"本书用 {versions} 构建" in cell.source
+    assert cell_text(cell) == f"当前环境：{versions.replace('、', '，')}。\n"
+
+
+def test_versions_cell_without_attnbook_keeps_the_tensorflow_there(monkeypatch, capsys):
+    real = importlib.metadata.version
+
+    def version(name):
+        if name == "attnbook":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    exec(versions_cells().source, {})
+    printed = capsys.readouterr().out
+    assert "attnbook 未安装" in printed
+    assert printed.rstrip().endswith(f"%pip install {install_requirement('')}")
+
+
+def test_versions_cell_runs_cleanly_in_a_python_without_site_packages(tmp_path):
+    done = subprocess.run([sys.executable, "-S", "-c", versions_cells().source], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "attnbook 未安装，TensorFlow 未安装" in done.stdout
+    assert done.stdout.rstrip().endswith(f"%pip install {install_requirement('[cpu]')}")
