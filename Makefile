@@ -1,7 +1,10 @@
-# make book: build the executed book into _build/html (creates .venv if needed).
-# make test: run every test against that build: make wheel-test, then the built book and the browser.
-# make wheel-test: build the wheel and sdist, install the wheel in a clean venv outside the
-#   checkout, and run there the package's unit tests and every notebook the site offers.
+# make book:  build the executed book into _build/html (creates .venv if needed).
+# make check: the package's unit tests, without building the book (the quick path).
+# make test:  every test: make wheel-test, then the built book and the browser.
+# make wheel-test: build the wheel and sdist, install the wheel in a clean venv outside
+#             the checkout, and run there the package's unit tests and every notebook
+#             the site offers for download.
+# make fresh: throw the execution cache away and build again, executing every page.
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 PYTHON ?= python3.11
 VENV   := .venv
@@ -12,23 +15,28 @@ PIP    := pip==24.3.1
 DIST   := _build/dist
 # Recreated on every run, outside the checkout; the shell expands TMPDIR.
 WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
-SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' \) -not -path '*/__pycache__/*')
+JOBS   := $(shell nproc 2>/dev/null || echo 1)
+SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
-.PHONY: book test wheel-test serve venv clean
+.PHONY: book check test wheel-test fresh serve venv clean
 .DELETE_ON_ERROR:
 
 book: $(HTML)
 
-# The unit tests run once, against the installed wheel (wheel-test); the book venv runs
-# the tests that read the build.
+check: $(STAMP)
+	$(BIN)/python -m pytest -m "not book and not browser and not build" -n $(JOBS) --dist loadgroup
+
+# The unit tests run once, in wheel-test against the installed wheel; the book venv
+# runs the tests that need the build or Jupyter Book.
 test: wheel-test
-	$(BIN)/python -m pytest -m "(book or browser) and not notebooks"
+	$(BIN)/python -m pytest -m "(book or browser or build) and not notebooks" -n $(JOBS) --dist loadgroup
 
 # The wheel gets exactly the versions of requirements.txt (minus the editable package)
 # as constraints; the tests import it from the venv's site-packages (a test checks).
 # The book venv's pip fills the new venv (--python), which saves ensurepip; --no-compile,
 # and imports write the bytecode of only what runs (half the install time).
-# beautifulsoup4: pytest imports every test module, also the deselected book tests.
+# beautifulsoup4: pytest imports every test module, also the deselected book tests;
+# sphinx: test_docstrings parses the docstrings as the API page does.
 wheel-test: $(HTML)
 	rm -rf $(DIST) "$(WHEEL_VENV)"
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) code/
@@ -36,12 +44,16 @@ wheel-test: $(HTML)
 	grep -v '^-e' requirements.txt > "$(WHEEL_VENV)/constraints.txt"
 	$(BIN)/python -m pip --python "$(WHEEL_VENV)/bin/python" install --quiet --no-compile \
 	  --constraint "$(WHEEL_VENV)/constraints.txt" $(PIP) "$$(ls $(DIST)/attnbook-*.whl)[cpu]" \
-	  pytest hypothesis nbclient ipykernel beautifulsoup4
+	  pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 sphinx
 	"$(WHEEL_VENV)/bin/python" -m pip check
 	cd "$(WHEEL_VENV)" && env -u PYTHONPATH -u PYTHONDONTWRITEBYTECODE ATTNBOOK_WHEEL_VENV="$(WHEEL_VENV)" \
-	  bin/python -m pytest \
-	  -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
-	  -m "not browser and (not book or notebooks)" "$(CURDIR)/tests"
+	  bin/python -m pytest -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
+	  -m "not browser and not build and (not book or notebooks)" -n $(JOBS) --dist loadgroup \
+	  "$(CURDIR)/tests"
+
+fresh: $(STAMP)
+	rm -rf _build
+	$(MAKE) book
 
 serve: $(HTML)
 	$(BIN)/python tools/serve.py --port 8000
@@ -55,8 +67,10 @@ $(STAMP): requirements.txt code/pyproject.toml
 	$(BIN)/python -m pip check
 	touch $@
 
-# --all: no incremental build hides an error; -W -n --keep-going: every warning and
-# every broken reference fails the build, and all of them are reported at once.
+# --all: every page is read again, so no incremental build hides a warning; pages whose
+# code and package are unchanged come from the execution cache (book/_ext/execution.py).
+# -W -n --keep-going: every warning and every broken reference fails the build, and all
+# of them are reported at once.
 $(HTML): $(STAMP) $(SOURCES)
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 	test -f $@ && touch $@

@@ -30,6 +30,7 @@ def test_shapes(q_shape, k_shape, v_shape):
     assert w.shape == q_shape[:-1] + k_shape[-2:-1]
 
 
+@pytest.mark.claim("weights-sum-to-one")
 def test_weight_rows_sum_to_one_and_are_positive():
     _, w = scaled_dot_product_attention(normal(2, 8, 8), normal(2, 8, 8, seed=1), normal(2, 8, 8))
     np.testing.assert_allclose(tf.reduce_sum(w, -1).numpy(), 1.0, atol=1e-6)
@@ -56,6 +57,7 @@ def test_scales_by_query_depth():
     assert np.log(w[0] / w[1]) == pytest.approx(d_k / np.sqrt(d_k), rel=1e-5)
 
 
+@pytest.mark.claim("mask-to-minus-infinity")
 def test_mask_zeroes_weights_and_empty_row_gives_zeros():
     mask = tf.constant([[True, False, True], [False, False, False]])
     out, w = scaled_dot_product_attention(normal(2, 4), normal(3, 4), normal(3, 2), mask=mask)
@@ -104,6 +106,7 @@ def test_checks_use_static_shapes_inside_tf_function():
 # --- MiniMultiHeadAttention ---------------------------------------------------------
 
 
+@pytest.mark.claim("layer-output-shape")
 def test_layer_keeps_shape_like_the_manuscript():
     y = MiniMultiHeadAttention(d_model=32, num_heads=4)(normal(2, 10, 32))
     assert y.shape == (2, 10, 32)
@@ -121,6 +124,7 @@ def test_layer_returns_per_head_weights():
     np.testing.assert_allclose(tf.reduce_sum(w, -1).numpy(), 1.0, atol=1e-6)
 
 
+@pytest.mark.claim("same-math")
 def test_self_attention_equals_cross_attention_with_itself():
     layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
     x = normal(2, 10, 32)
@@ -152,6 +156,7 @@ def test_matches_keras_multi_head_attention(n_k):
     np.testing.assert_allclose(w.numpy(), w_ref.numpy(), atol=1e-5)
 
 
+@pytest.mark.claim("scale-by-depth")
 def test_head_depth_scaling_not_d_model():
     """Fails if the layer scaled by √d_model: compare against a by-hand per-head reference."""
     layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
@@ -220,3 +225,25 @@ def test_layer_trains_inside_a_model():
     before = model.evaluate(normal(4, 10, 32), normal(4, 10, 32, seed=1), verbose=0)
     model.fit(normal(4, 10, 32), normal(4, 10, 32, seed=1), epochs=20, verbose=0)
     assert model.evaluate(normal(4, 10, 32), normal(4, 10, 32, seed=1), verbose=0) < before
+
+
+def _reach(layer, x):
+    """Norm of ∂y_t/∂x_0 for every output position t: how strongly position 0 reaches t."""
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+    jacobian = tape.jacobian(y, x)[0, :, :, 0, 0, :]  # (t, features out, features in)
+    return np.linalg.norm(jacobian.numpy().reshape(x.shape[1], -1), axis=1)
+
+
+@pytest.mark.claim("direct-path")
+def test_position_zero_reaches_every_position_in_one_step():
+    """In one attention layer the first position reaches the 64th as strongly as the 8th;
+    through a recurrent layer its influence dies away with the distance."""
+    keras.utils.set_random_seed(0)
+    x = tf.random.normal([1, 64, 16])
+    attention = _reach(MiniMultiHeadAttention(16, 2), x)
+    recurrent = _reach(keras.layers.SimpleRNN(16, return_sequences=True), x)
+    assert attention.min() > 0
+    assert attention[32:].mean() > 0.3 * attention[1:9].mean()
+    assert recurrent[32:].mean() < 1e-3 * recurrent[1:9].mean()

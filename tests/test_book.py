@@ -6,76 +6,19 @@ read that build. Run on their own without a build, they fail and say so.
 
 import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-pytestmark = pytest.mark.book
+from buildfiles import (EXECUTED, HTML, MEASURED, ROOT, SECTION, clean, executed_pages, html_pages,
+                        soup, text_outputs)
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
-HTML = BUILD / "html"
-EXECUTED = BUILD / "jupyter_execute"
-SECTION = "book/ch04/attention"
+pytestmark = pytest.mark.book
 
 # Start-up and progress noise that must never reach a page.
 NOISE = ["oneDNN", "absl::InitializeLog", "cpu_feature_guard", "TF_CPP_MIN_LOG_LEVEL",
          "Traceback (most recent call last)", "━━━━", "UserWarning", "DeprecationWarning"]
-
-
-def executed_pages():
-    """Pages with jupytext front matter: the ones the build must execute."""
-    pages = []
-    for md in sorted((ROOT / "book").rglob("*.md")):
-        if "drafts" in md.parts:
-            continue
-        head = md.read_text(encoding="utf-8").split("\n---", 1)[0]
-        if head.startswith("---") and "kernelspec:" in head:
-            pages.append(md.relative_to(ROOT).with_suffix("").as_posix())
-    return pages
-
-
-def html_pages():
-    return sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def built():
-    if not (HTML / "index.html").exists():
-        pytest.fail("No build in _build/html: run `make book` (or `make test`, which builds first).")
-
-
-def soup(page):
-    return BeautifulSoup((HTML / f"{page}.html").read_text(encoding="utf-8"), "html.parser")
-
-
-# Cells tagged so print timings measured on the building machine, and say so.
-MEASURED = "measured-at-build"
-
-
-# Cells tagged so check a reader's answer on freshly drawn random inputs: the verdict
-# line is the same on every run, the details (largest error, where) are not.
-RANDOM = "random-inputs"
-
-
-def text_outputs(nb, only_reproducible=False):
-    """Every stream and text/plain output of a notebook, cell by cell.
-
-    With ``only_reproducible``, cells measured at build time are left out and cells on
-    random inputs keep only their first line: what a rerun must reproduce exactly.
-    """
-    outputs = []
-    for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell.cell_type != "code" or (only_reproducible and MEASURED in tags):
-            continue
-        texts = [o.get("text") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])]
-        if only_reproducible and RANDOM in tags:
-            texts = ["".join(texts).split("\n", 1)[0]]
-        outputs.append(texts)
-    return outputs
 
 
 # --- execution -------------------------------------------------------------------
@@ -106,7 +49,8 @@ def test_no_runtime_noise_in_html(page):
 
 def test_every_img_file_exists():
     checked = 0
-    for page in html_pages():
+    for name in html_pages():
+        page = HTML / name
         for img in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").find_all("img"):
             src = img.get("src", "")
             assert not re.match(r"^[a-z]+://", src), f"{page}: external image {src}"
@@ -131,18 +75,14 @@ HEADINGS = [
 BOXES = ["本节摘要", "⚠️ 常见坑", "💡 关键直觉"]
 
 
-def _clean(text):
-    return re.sub(r"\s+", " ", text.replace("#", "")).strip()
-
-
 def test_section_has_every_manuscript_heading_in_order():
-    headings = [_clean(h.get_text()) for h in soup(SECTION).find_all(["h1", "h2", "h3"])]
+    headings = [clean(h.get_text()) for h in soup(SECTION).find_all(["h1", "h2", "h3"])]
     positions = [headings.index(h) for h in HEADINGS]  # ValueError names a missing one
     assert positions == sorted(positions)
 
 
 def test_boxes_are_admonitions():
-    titles = [_clean(t.get_text()) for t in soup(SECTION).select(".admonition .admonition-title")]
+    titles = [clean(t.get_text()) for t in soup(SECTION).select(".admonition .admonition-title")]
     for box in BOXES:
         assert box in titles
     assert soup(SECTION).select_one(".admonition.warning .admonition-title").get_text().strip() == "⚠️ 常见坑"
@@ -162,13 +102,15 @@ def test_learning_goals_and_closing_line():
 def test_figure_20_is_numbered_with_caption_and_alt_text():
     figure = soup(SECTION).find(id="fig-signal-flow")
     assert figure is not None and figure.name == "figure"
-    caption = _clean(figure.find("figcaption").get_text())
+    caption = clean(figure.find("figcaption").get_text())
     assert caption.startswith("图 20") and "注意力打分的信号流" in caption
     assert "注意力打分的信号流" in figure.find("img").get("alt", "")
 
 
 def test_no_output_placeholders_left():
-    assert "输出示例" not in soup(SECTION).get_text()
+    """The manuscript's "# 输出示例：…" lines became live output."""
+    for cell in soup(SECTION).select("div.cell_input"):
+        assert not re.search(r"# 输出(示例)?：", cell.get_text()), cell.get_text()[:80]
 
 
 # --- live outputs ------------------------------------------------------------------
@@ -195,15 +137,16 @@ def test_layer_and_cross_attention_shapes_are_printed():
     assert "√32 = 5.66" in out
 
 
-def test_literalinclude_shows_the_tested_class():
+def test_literalinclude_shows_the_tested_classes():
+    """The author's class from attnbook.minimal, then the editor's from attnbook.attention."""
     import inspect
 
-    from attnbook import MiniMultiHeadAttention
+    from attnbook import MiniMultiHeadAttention, minimal
 
     blocks = [pre.get_text() for pre in soup(SECTION).find_all("pre")]
-    shown = [code for code in blocks if "class MiniMultiHeadAttention" in code]
-    assert len(shown) == 1
-    assert shown[0].strip() == inspect.getsource(MiniMultiHeadAttention).strip()
+    shown = [code.strip() for code in blocks if "class MiniMultiHeadAttention" in code]
+    assert shown == [inspect.getsource(cls).strip() for cls in (minimal.MiniMultiHeadAttention,
+                                                                 MiniMultiHeadAttention)]
 
 
 def test_no_page_redefines_package_code():
@@ -227,6 +170,7 @@ def test_searchindex_holds_chinese_terms():
 # --- determinism -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", executed_pages())
 def test_rerun_prints_the_same_numbers(page):
     """Seeds are fixed: executing the page again prints exactly what the build printed."""
@@ -244,14 +188,18 @@ def test_rerun_prints_the_same_numbers(page):
 
 
 def test_measured_cells_say_so():
-    """A timing printed in the book is labelled as measured on the building machine."""
+    """A number measured on the building machine is labelled so: every line a measured
+    cell prints, or the caption of the figure it draws, says 本次构建实测."""
     tagged = 0
     for page in executed_pages():
         nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
         for cell in nb.cells:
-            if MEASURED in cell.get("metadata", {}).get("tags", []):
-                tagged += 1
-                text = "".join(o.get("text", "") for o in cell.outputs)
-                lines = [line for line in text.splitlines() if line.strip()]
-                assert lines and all("本次构建实测" in line for line in lines), (page, text)
+            if MEASURED not in cell.get("metadata", {}).get("tags", []):
+                continue
+            tagged += 1
+            text = "".join(o.get("text", "") for o in cell.outputs)
+            lines = [line for line in text.splitlines() if line.strip()]
+            caption = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption", "")
+            assert lines or "本次构建实测" in caption, (page, cell.source[:60])
+            assert all("本次构建实测" in line for line in lines), (page, text)
     assert tagged >= 2

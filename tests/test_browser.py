@@ -21,317 +21,35 @@ the environment variable CI is set.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
+from browsing import ARTIFACTS, SUB_PATH, Server, Watched, fmt, record_metrics
+from buildfiles import HTML, SECTION, glossary_entries, html_pages
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-SERVE = ROOT / "tools" / "serve.py"
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-METRICS_FILE = ARTIFACTS / "metrics.json"
-
-SUB_PATH = "/some/sub-path/"  # deliberately not the published prefix
-SECTION = "book/ch04/attention.html"
-GLOSSARY = "book/glossary.html"
+SECTION_HTML = f"{SECTION}.html"
 SEARCH_TERMS = ["注意力机制", "缩放点积", "多头注意力", "交叉注意力", "自注意力", "掩码", "位置编码"]
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 CODE_BLOCKS = "pre, div.highlight, .cell_output, .output"
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-MATHJAX_TIMEOUT_MS = 20_000
-IDLE_TIMEOUT_MS = 2_000
 
 
 # --- what to test (read at collection time; placeholders when there is no build) --
 
-
-def built_pages() -> list[str]:
-    """Every page of the site, relative to _build/html; 404.html has its own test."""
-    pages = []
-    for path in sorted(HTML.rglob("*.html")):
-        rel = path.relative_to(HTML)
-        top = rel.parts[0]
-        if len(rel.parts) > 1 and (top.startswith("_") or "jupyter_execute" in top):
-            continue  # _static, _sources, _images, _downloads, jupyter_execute, ...
-        if rel.as_posix() == "404.html":
-            continue
-        pages.append(rel.as_posix())
-    return pages or ["index.html"]  # no build: one test that skips (or fails on CI)
+PAGES = html_pages(include_404=False) or ["index.html"]  # no build: one test that fails on CI
 
 
 def glossary_terms() -> list[str]:
-    path = HTML / GLOSSARY
-    if not path.exists():
+    if not (HTML / "book" / "glossary.html").exists():
         return ["<no glossary page in the build>"]
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-    terms = []
-    for dt in soup.select("dl.glossary dt"):
-        for extra in dt.select("a.headerlink, .headerlink"):
-            extra.decompose()
-        text = dt.get_text(" ", strip=True)
-        # "查询 (query)" / "查询 ¶" -> "查询": the term is the text before any aside.
-        term = re.split(r"\s*[(（¶:：]", text, maxsplit=1)[0].strip()
-        if term:
-            terms.append(term)
-    return terms or ["<no dl.glossary dt in the glossary page>"]
-
-
-PAGES = built_pages()
-
-
-# --- environment: Chromium, build, server, browser ---------------------------------
-
-
-def unavailable(reason: str):
-    """Skip locally; fail on CI, where the browser tests must run."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set, so the browser tests must run, not skip)", pytrace=False)
-    pytest.skip(f"{reason}; browser tests run on CI")
-
-
-def chromium_path() -> str | None:
-    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    path = chromium_path()
-    if path is None:
-        unavailable("chromium not installed: apt-get install chromium")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        unavailable("playwright (Python) not installed: pip install -r requirements.txt")
-    return path
-
-
-@pytest.fixture(scope="session")
-def site(chromium) -> Path:
-    if not (HTML / "index.html").exists():
-        unavailable("no build in _build/html: run `make book` first")
-    return HTML
-
-
-class Server:
-    """tools/serve.py in a subprocess; .url is the served prefix, ending in '/'."""
-
-    def __init__(self, root: Path, prefix: str):
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SERVE), str(root), "--port", "0", "--prefix", prefix],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        line = self.proc.stdout.readline().strip()
-        if not line.startswith("serving http://127.0.0.1:"):
-            self.stop()
-            raise RuntimeError(f"tools/serve.py did not start: {line!r} {self.proc.stderr.read()}")
-        self.url = line.split(" ", 1)[1]
-        self.prefix = urlsplit(self.url).path
-        self.origin = self.url[: -len(self.prefix)]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream:
-                stream.close()
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    srv = Server(site, SUB_PATH)
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="session")
-def browser(chromium):
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-    except Exception as exc:  # noqa: BLE001 - report why, then skip/fail
-        pw.stop()
-        unavailable(f"chromium at {chromium} did not start under Playwright: {exc}")
-    yield b
-    b.close()
-    pw.stop()
-
-
-# --- one watched page per fresh context -----------------------------------------------
-
-
-class Watched:
-    """A fresh context and page; records console errors, page errors, off-host requests,
-    failed requests and HTTP errors."""
-
-    def __init__(self, browser, **context_options):
-        self.console_errors: list[str] = []
-        self.page_errors: list[str] = []
-        self.off_host: list[str] = []
-        self.failed: list[str] = []
-        self.http_errors: list[str] = []
-        self.context = browser.new_context(**context_options)
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(30_000)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
-        self.page.on("requestfailed", self._request_failed)
-        self.page.on("response", self._response)
-
-    def _route(self, route):
-        url = route.request.url
-        split = urlsplit(url)
-        if split.scheme in ("http", "https", "ws", "wss") and split.hostname not in LOCAL_HOSTS:
-            self.off_host.append(url)
-            route.abort()
-        else:
-            route.continue_()
-
-    def _console(self, msg):
-        if msg.type == "error":
-            loc = msg.location or {}
-            where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
-            self.console_errors.append(f"{msg.text}{where}")
-
-    def _request_failed(self, request):
-        if request.url not in self.off_host:
-            self.failed.append(f"{request.url}: {request.failure}")
-
-    def _response(self, response):
-        if response.status >= 400:
-            self.http_errors.append(f"{response.status} {response.url}")
-
-    def open(self, url: str, mathjax: bool = True):
-        response = self.page.goto(url, wait_until="load")
-        if redirects(url):
-            # index.html is a meta-refresh page: follow it, then check the page it leads to.
-            self.page.wait_for_url(lambda u: u != url, wait_until="load")
-        if mathjax:
-            self.wait_for_mathjax()
-        try:
-            self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
-        except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
-            pass
-        return response
-
-    def wait_for_mathjax(self) -> bool:
-        """Wait for MathJax's first typesetting, if MathJax is on the page."""
-        return self.page.evaluate(
-            """async (ms) => {
-                const mj = window.MathJax;
-                if (!(mj && mj.startup && mj.startup.promise)) return false;
-                const timeout = new Promise((resolve) => setTimeout(() => resolve(false), ms));
-                return await Promise.race([mj.startup.promise.then(() => true), timeout]);
-            }""",
-            MATHJAX_TIMEOUT_MS,
-        )
-
-    def problems(self) -> list[str]:
-        out = [f"console error: {m}" for m in self.console_errors]
-        out += [f"page error: {m}" for m in self.page_errors]
-        return out
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def watch(browser):
-    opened = []
-
-    def make(**context_options) -> Watched:
-        w = Watched(browser, **context_options)
-        opened.append(w)
-        return w
-
-    yield make
-    for w in opened:
-        w.close()
-
-
-def redirects(url: str) -> bool:
-    """Whether the built file behind a URL served at SUB_PATH is a meta-refresh page."""
-    path = urlsplit(url).path
-    if not path.startswith(SUB_PATH):
-        return False
-    file = HTML / (path[len(SUB_PATH):] or "index.html")
-    if not file.is_file():
-        return False
-    head = file.read_text(encoding="utf-8", errors="replace")[:2000]
-    return bool(re.search(r"<meta[^>]+http-equiv=[\"']?refresh", head, re.I))
-
-
-def fmt(items) -> str:
-    return "\n  " + "\n  ".join(str(i) for i in items) if items else " (none)"
-
-
-# --- metrics: collected per page, written as JSON, printed at the end --------------
-
-METRICS: dict[str, dict] = {}
-
-
-class MetricsReport:
-    def pytest_terminal_summary(self, terminalreporter):
-        if not METRICS:
-            return
-        tr = terminalreporter
-        tr.section("browser metrics (cold cache, served from 127.0.0.1)")
-        width = max(len(p) for p in METRICS)
-        tr.write_line(f"{'page'.ljust(width)}  {'KiB':>8}  {'requests':>8}  {'load ms':>8}")
-        for page, m in sorted(METRICS.items()):
-            tr.write_line(f"{page.ljust(width)}  {m['transfer_bytes'] / 1024:8.1f}  "
-                          f"{m['requests']:8d}  {m['load_ms']:8.0f}")
-        tr.write_line(f"written to {METRICS_FILE.relative_to(ROOT)}")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def metrics_report(request):
-    plugin = MetricsReport()
-    request.config.pluginmanager.register(plugin, "browser-metrics-report")
-    yield
-    if METRICS:
-        write_metrics()
-
-
-def write_metrics():
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    old = {}
-    if METRICS_FILE.exists():
-        try:
-            old = json.loads(METRICS_FILE.read_text(encoding="utf-8"))
-        except ValueError:
-            old = {}
-    # Pages measured in this run replace their old entries; pages no longer built go.
-    merged = {p: m for p, m in old.items() if p in PAGES} | METRICS
-    METRICS_FILE.write_text(json.dumps(dict(sorted(merged.items())), ensure_ascii=False, indent=2)
-                            + "\n", encoding="utf-8")
+    return [term for term, _ in glossary_entries()] or ["<no dl.glossary dt in the glossary page>"]
 
 
 MEASURE_JS = """() => {
@@ -435,8 +153,7 @@ def test_page_loads_cleanly(page, server, watch):
     response = w.open(server.url + page)
     assert response is not None and response.status == 200, f"{page}: HTTP {response and response.status}"
 
-    METRICS[page] = w.page.evaluate(MEASURE_JS)
-    write_metrics()
+    record_metrics(page, w.page.evaluate(MEASURE_JS))
 
     images = w.page.evaluate(IMAGES_JS)
     broken = [f"{i['src']} (alt={i['alt']!r}, complete={i['complete']}, naturalWidth={i['width']})"
@@ -464,7 +181,7 @@ def test_page_loads_cleanly(page, server, watch):
 
 def test_section_page_has_math(site):
     """The math check above must not pass vacuously everywhere."""
-    text = (site / SECTION).read_text(encoding="utf-8")
+    text = (site / SECTION_HTML).read_text(encoding="utf-8")
     count = len(re.findall(r'class="math notranslate nohighlight"', text))
     assert count > 0, f"{SECTION} has no span.math/div.math: math typesetting is not being tested"
 
@@ -542,7 +259,7 @@ def show(results) -> str:
 @pytest.mark.parametrize("term", SEARCH_TERMS)
 def test_search_finds_section(term, search_page, server):
     results = run_search(search_page, server, term)
-    target = server.prefix + SECTION
+    target = server.prefix + SECTION_HTML
     hits = [r for r in results if urlsplit(r["href"]).path == target]
     summary = search_page.page.inner_text("#search-results .search-summary")
     assert hits, (f"search for {term!r} does not link to {SECTION}; "
@@ -552,7 +269,7 @@ def test_search_finds_section(term, search_page, server):
 @pytest.mark.parametrize("term", glossary_terms())
 def test_search_finds_glossary_term(term, search_page, server):
     if term.startswith("<"):
-        pytest.fail(f"cannot read the glossary terms from {GLOSSARY}: {term}")
+        pytest.fail(f"cannot read the glossary terms from the glossary page: {term}")
     results = run_search(search_page, server, term)
     summary = search_page.page.inner_text("#search-results .search-summary")
     assert results, f"search for glossary term {term!r} returns nothing; summary {summary!r}"
@@ -644,9 +361,9 @@ def test_screenshots(server, watch):
     """Artefacts for a person to look at; written whatever the other tests say."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shots = [
-        ("section-desktop.png", dict(viewport=DESKTOP), SECTION),
-        ("section-phone.png", dict(viewport=PHONE), SECTION),
-        ("section-dark.png", dict(viewport=DESKTOP, color_scheme="dark"), SECTION),
+        ("section-desktop.png", dict(viewport=DESKTOP), SECTION_HTML),
+        ("section-phone.png", dict(viewport=PHONE), SECTION_HTML),
+        ("section-dark.png", dict(viewport=DESKTOP, color_scheme="dark"), SECTION_HTML),
     ]
     for name, options, page in shots:
         w = watch(**options)

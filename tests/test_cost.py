@@ -18,6 +18,7 @@ from attnbook.plots.cost import VARIANT_STYLE, rnn_vs_attention_time, variant_co
 # --- the ledger ----------------------------------------------------------------------
 
 
+@pytest.mark.claim("million-pairs")
 def test_score_table_one_million_pairs_at_n_1000():
     table = cost.score_table(1000)
     assert table["pairs"] == 1_000_000
@@ -32,6 +33,7 @@ def test_score_table_counts_batch_heads_and_dtype():
     assert table["mib"] == pytest.approx(table["bytes"] / 2**20)
 
 
+@pytest.mark.claim("quadratic-growth")
 def test_score_table_grows_with_n_squared():
     sizes = [cost.score_table(n)["bytes"] for n in (1000, 2000, 4000)]
     assert cost.loglog_slope([1000, 2000, 4000], sizes) == pytest.approx(2.0)

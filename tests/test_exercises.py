@@ -1,26 +1,43 @@
-"""Tests of the exercise checkers (attnbook.exercises).
+"""Tests of the exercise catalog and checkers (attnbook.exercises).
 
-Every reference solution passes; for every exercise a planted mistake fails with its
-targeted diagnosis; cheating (a cached result, a call of the reference implementation),
-hanging, raising and wrong return types are reported clearly; the command line exits
-0 / 1 / 2.
+The catalog agrees with the exercises page and the generated starter page; every
+reference solution passes and every starter stub is 未完成; planted mistakes fail
+with their targeted diagnosis; cheating (a cached result, a call of the reference
+implementation), hanging, raising and wrong return types are reported clearly; a
+layer built under mixed_bfloat16 is accepted; the command line exits 0 / 1 / 2.
+
+Exercise ids are never typed here: they come from the catalog, by answer name.
 """
 
+import importlib.util
+import pkgutil
+import re
 import subprocess
 import sys
 import threading
 import time
+import unicodedata
+from pathlib import Path
 
+import keras
 import numpy as np
 import pytest
+import yaml
+from myst_nb.core.read import read_myst_markdown_notebook
 
 import attnbook
-from attnbook import tf
-from attnbook.exercises import CONCEPTUAL, EXERCISES, check, solutions
+from attnbook import exercises, tf
+from attnbook.exercises import (CATALOG, CONCEPTUAL, EXERCISES, FAILED, PASSED, UNFINISHED, check,
+                                check_by_name, solutions)
 from attnbook.exercises.__main__ import main
 from attnbook.exercises.buggy import BuggyMultiHeadAttention
+from attnbook.exercises.catalog import SECTION
 
 S = solutions
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "book" / "ch04" / "exercises.md"
+ID = {ex.answer_name: ex.id for ex in EXERCISES.values()}  # "split_heads" -> its id
+SDPA = ID["scaled_dot_product_attention"]
 
 GOOD_ANSWER = """
 import tensorflow as tf
@@ -44,7 +61,7 @@ def cli_runs(tmp_path_factory):
     (folder / "good.py").write_text(GOOD_ANSWER, encoding="utf-8")
     (folder / "wrong.py").write_text(WRONG_ANSWER, encoding="utf-8")
     (folder / "syntax.py").write_text("def scaled_dot_product_attention(:\n    pass\n", encoding="utf-8")
-    commands = {name: ["4.5.2", f"{name}.py"] for name in ("good", "wrong", "syntax")}
+    commands = {name: [SDPA, f"{name}.py"] for name in ("good", "wrong", "syntax")}
     processes = {
         name: subprocess.Popen([sys.executable, "-m", "attnbook.exercises", *args], cwd=folder,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
@@ -62,28 +79,219 @@ def cli_runs(tmp_path_factory):
             process.communicate()
 
 
+def renamed(fn, name):
+    """``fn`` under another ``__name__``, as a reader's own function would be."""
+    def answer(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    answer.__name__ = name
+    return answer
+
+
 def report(exercise_id, answer, **kwargs):
     verdict = check(exercise_id, answer, **kwargs)
     assert not verdict.passed, str(verdict)
     return str(verdict)
 
 
-# --- the registry and the solutions --------------------------------------------------
+# --- the catalog and the book --------------------------------------------------------
 
 
-def test_registry_lists_the_coding_exercises_in_order():
-    assert list(EXERCISES) == ["4.5.1", "4.5.2", "4.5.4", "4.5.5", "4.5.6", "4.5.7", "4.5.8",
-                               "4.5.10", "4.5.11", "4.5.12", "4.5.14"]
-    assert not set(CONCEPTUAL) & set(EXERCISES)
+def display_width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def exercise_blocks(text):
+    """``(label, title, body)`` of every ``{exercise}`` block of a MyST page, in order."""
+    block = re.compile(r"^(`{3,})\{exercise\}[ \t]*([^\n]*)\n:label:[ \t]*(\S+)\n(.*?)^\1[ \t]*$", re.M | re.S)
+    return [(m.group(3), m.group(2).strip(), m.group(4)) for m in block.finditer(text)]
+
+
+def solution_blocks(text):
+    """``(label, [answer names that its cells check_by_name])`` of every solution block."""
+    block = re.compile(r"^```\{solution-start\}[ \t]*(\S+)\n(.*?)^```\{solution-end\}", re.M | re.S)
+    cell = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
+    result = []
+    for m in block.finditer(text):
+        cells = cell.findall(m.group(2))
+        assert not any(re.search(r"\bcheck\(", c) for c in cells), f"{m.group(1)}: a solution retypes an id"
+        result.append((m.group(1), [n for c in cells for n in re.findall(r"check_by_name\(solutions\.(\w+)\)", c)]))
+    return result
+
+
+def test_catalog_ids_follow_the_order_of_the_book():
+    """Sphinx numbers the exercises 4.5.N by position (numbering.py, enumerable_prefix)."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    prefix = config["sphinx"]["config"]["enumerable_prefix"]["exercise"]
+    assert ".".join(str(n) for n in prefix) == SECTION
+    assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
+    assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
+    assert CONCEPTUAL and set(CONCEPTUAL) == {ex.id for ex in CATALOG} - set(EXERCISES)
+
+
+def test_catalog_names_are_unique_and_well_formed():
+    assert len({ex.label for ex in CATALOG}) == len(CATALOG)
+    assert len(ID) == len(EXERCISES)
+    for ex in CATALOG:
+        assert ex.kind in ("function", "class", "thinking"), ex
+        assert bool(ex.signature and ex.doc and ex.checker) == ex.coding, ex
+        assert not ex.coding or re.fullmatch(r"[A-Za-z_]\w*\(.*\)", ex.signature), ex
+
+
+def test_exercises_page_has_the_catalog_blocks_in_order():
+    text = PAGE.read_text(encoding="utf-8")
+    assert [(label, title) for label, title, _ in exercise_blocks(text)] == [(ex.label, ex.title) for ex in CATALOG]
+    assert text.count("{exercise}") == len(CATALOG)  # no block the pattern above missed
+    for other in (ROOT / "book").rglob("*.md"):  # Sphinx numbers exercises across the book
+        assert other == PAGE or "{exercise}" not in other.read_text(encoding="utf-8"), other
+
+
+@pytest.mark.parametrize("exercise", CATALOG, ids=[ex.id for ex in CATALOG])
+def test_exercise_block_names_its_own_id_and_signature(exercise):
+    body = dict((label, body) for label, _, body in exercise_blocks(PAGE.read_text(encoding="utf-8")))[exercise.label]
+    calls = re.findall(r'check\("([^"]*)", (\w+)\)', body)
+    assert calls == ([(exercise.id, exercise.answer_name)] if exercise.coding else [])
+    for shown in re.findall(r"^def (\w+\(.*\)):$", body, re.M):
+        assert shown == exercise.signature
+
+
+def test_each_coding_exercise_has_one_solution_that_checks_it():
+    solved = solution_blocks(PAGE.read_text(encoding="utf-8"))
+    assert [label for label, _ in solved] == [ex.label for ex in CATALOG]
+    for (label, names), exercise in zip(solved, CATALOG):
+        assert names == ([exercise.answer_name] if exercise.coding else []), label
+
+
+def test_every_checker_module_serves_the_catalog():
+    """Each checker a module defines is one the catalog asks for, and in that module."""
+    defined = {}
+    for info in pkgutil.iter_modules(exercises.__path__):
+        if info.name.startswith("_ex_"):
+            module = importlib.import_module(f"attnbook.exercises.{info.name}")
+            defined.update({name: info.name for name in module.CHECKERS})
+    assert defined == {ex.answer_name: ex.checker for ex in EXERCISES.values()}
+
+
+def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():
+    """As tests/test_docstrings.py asks of the code the pages show from the package."""
+    for exercise in EXERCISES.values():
+        docstring = exercise.stub.splitlines()[1]
+        assert re.search(r"[\u4e00-\u9fff]", docstring), exercise.stub
+        wide = [line for line in exercise.stub.splitlines() if display_width(line) > 80]
+        assert not wide, wide
+
+
+# --- the starter page ----------------------------------------------------------------
+
+
+def load_starter_extension():
+    spec = importlib.util.spec_from_file_location("exercise_starter", ROOT / "book" / "_ext" / "exercise_starter.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+STARTER = load_starter_extension()
+
+
+def starter_code_cells():
+    notebook = read_myst_markdown_notebook(STARTER.render(CATALOG))
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def test_starter_page_has_a_stub_and_a_check_cell_per_coding_exercise():
+    cells = starter_code_cells()
+    assert "from attnbook.exercises import check" in cells[0]
+    assert cells[1::2] == [ex.stub.rstrip() for ex in EXERCISES.values()]
+    assert cells[2::2] == [f'check("{ex.id}", {ex.answer_name})' for ex in EXERCISES.values()]
+    assert STARTER.render(CATALOG) == STARTER.render(CATALOG)
+
+
+def test_starter_page_is_rewritten_only_when_it_changes(tmp_path):
+    class App:
+        srcdir = tmp_path
+
+    class Config:
+        external_toc_path = "_toc.yml"
+
+    (tmp_path / "_toc.yml").write_text(f"format: jb-book\nroot: {STARTER.DOCNAME}\n", encoding="utf-8")
+    page = tmp_path / STARTER.PAGE
+    page.parent.mkdir(parents=True)
+    page.write_text("stale", encoding="utf-8")
+    STARTER.write_page(App, Config)
+    assert page.read_text(encoding="utf-8") == STARTER.render(CATALOG)
+    written = page.stat().st_mtime_ns
+    time.sleep(0.01)
+    STARTER.write_page(App, Config)
+    assert page.stat().st_mtime_ns == written
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n", encoding="utf-8")
+    page.unlink()
+    STARTER.write_page(App, Config)  # a book without the page: nothing written
+    assert not page.exists()
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_starter_stub_is_unfinished_not_a_crash(exercise_id):
+    cells = starter_code_cells()
+    i = 1 + 2 * list(EXERCISES).index(exercise_id)
+    namespace = {}
+    exec(cells[0], namespace)  # noqa: S102  (the page's own import cell)
+    exec(compile(cells[i], "starter.py", "exec"), namespace)  # noqa: S102
+    verdict = eval(cells[i + 1], namespace)  # noqa: S307
+    assert verdict.state == UNFINISHED and not verdict.passed, str(verdict)
+    lines = str(verdict).splitlines()
+    assert lines[0].endswith(f"：{UNFINISHED}") and len(lines) == 2, lines
+    assert lines[1].startswith("  提示：") and "starter.py 第 " in lines[1] and "NotImplementedError" in lines[1]
+
+
+def test_unfinished_report_in_full():
+    def stub(query, key, value, mask=None):
+        raise NotImplementedError("在这里写你的答案")
+
+    line = stub.__code__.co_firstlineno + 1
+    verdict = check(SDPA, stub)
+    assert [(case.unfinished, case.skipped) for case in verdict.cases] == [(True, False)] + [(False, True)] * 7
+    assert str(verdict) == (
+        f"练习 {SDPA}“实现缩放点积注意力”：未完成\n"
+        f"  提示：你的函数还没有写完（test_exercises.py 第 {line} 行抛出了 NotImplementedError）。"
+        "把那行 raise 换成你的实现，再运行检查。")
+
+
+def test_verdict_words_are_constants():
+    assert (PASSED, FAILED, UNFINISHED) == ("通过", "未通过", "未完成")
+    assert check_by_name(S.split_heads).state == PASSED
+    assert check_by_name(renamed(split_without_transpose, "split_heads")).state == FAILED
+
+
+# --- the solutions, and any wrong answer -----------------------------------------------
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))
 def test_solution_passes(exercise_id):
     exercise = EXERCISES[exercise_id]
-    verdict = check(exercise_id, getattr(solutions, exercise.answer_name))
+    verdict = check_by_name(getattr(solutions, exercise.answer_name))
     n = len(verdict.cases)
     assert verdict.passed and n >= 4, str(verdict)
     assert str(verdict) == repr(verdict) == f"练习 {exercise_id}“{exercise.title}”：通过（{n}/{n} 个用例）"
+
+
+def answer_returning_none(exercise):
+    if exercise.kind == "class":
+        class Layer(keras.layers.Layer):
+            def __init__(self, *args, **kwargs):
+                super().__init__()
+
+            def call(self, *args, **kwargs):
+                return None
+
+        return Layer
+    return lambda *args, **kwargs: None
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_an_answer_returning_nothing_fails_without_a_traceback(exercise_id):
+    verdict = check(exercise_id, answer_returning_none(EXERCISES[exercise_id]))
+    assert verdict.state == FAILED and "Traceback" not in str(verdict), str(verdict)
 
 
 @pytest.mark.parametrize("exercise_id", [*CONCEPTUAL, "4.5.99", "", None])  # noqa: PT006
@@ -91,21 +299,27 @@ def test_unknown_or_conceptual_id_raises(exercise_id):
     match = "思考题" if exercise_id in CONCEPTUAL else "没有编号为"
     with pytest.raises(ValueError, match=match) as info:
         check(exercise_id, S.scaled_dot_product_attention)
-    assert "4.5.1、4.5.2" in str(info.value)  # lists the valid ids
+    assert "、".join(list(EXERCISES)[:2]) in str(info.value)  # lists the valid ids
+
+
+def test_check_by_name_needs_a_name_some_exercise_asks_for():
+    with pytest.raises(ValueError, match="没有哪道练习要求名为 'my_attention'") as info:
+        check_by_name(renamed(S.split_heads, "my_attention"))
+    assert "scaled_dot_product_attention" in str(info.value)
 
 
 def test_seed_makes_the_report_reproducible():
     wrong = attention_variant(scale=False)
-    assert str(check("4.5.2", wrong, seed=3)) == str(check("4.5.2", wrong, seed=3))
-    assert str(check("4.5.2", wrong)) != str(check("4.5.2", wrong))  # fresh inputs by default
+    assert str(check(SDPA, wrong, seed=3)) == str(check(SDPA, wrong, seed=3))
+    assert str(check(SDPA, wrong)) != str(check(SDPA, wrong))  # fresh inputs by default
 
 
 def test_time_limit_must_be_positive():
     with pytest.raises(ValueError, match="time_limit"):
-        check("4.5.2", S.scaled_dot_product_attention, time_limit=0)
+        check(SDPA, S.scaled_dot_product_attention, time_limit=0)
 
 
-# --- 4.5.1 shapes --------------------------------------------------------------------
+# --- planted mistakes: shapes -------------------------------------------------------
 
 
 def shapes_depth_is_d_model(batch, n_q, n_k, d_model, num_heads):
@@ -121,7 +335,7 @@ def shapes_without_transpose(batch, n_q, n_k, d_model, num_heads):
             "key": (batch, n_k, num_heads, d_model // num_heads)}
 
 
-# --- 4.5.2 scaled dot-product attention ----------------------------------------------
+# --- scaled dot-product attention ----------------------------------------------------
 
 
 def attention_variant(scale=True, mask_mode="normal", fill=-1e9, zero_empty_rows=True, axis=-1):
@@ -141,7 +355,7 @@ def attention_variant(scale=True, mask_mode="normal", fill=-1e9, zero_empty_rows
     return answer
 
 
-# --- 4.5.4 / 4.5.5 heads -------------------------------------------------------------
+# --- heads ---------------------------------------------------------------------------
 
 
 def split_without_transpose(x, num_heads):
@@ -154,7 +368,7 @@ def merge_without_transpose(x):
     return tf.reshape(x, (batch, seq, heads * depth))
 
 
-# --- 4.5.7 shape tests ---------------------------------------------------------------
+# --- shape tests ---------------------------------------------------------------------
 
 
 def shape_test_checks_nothing(layer_cls):
@@ -165,7 +379,7 @@ def shape_test_always_fails(layer_cls):
     raise AssertionError("形状不对")
 
 
-# --- 4.5.8, masks, cost, linear attention ---------------------------------------------
+# --- cross-attention, masks, cost, linear attention ----------------------------------
 
 
 def cross_roles_swapped(x, context, wq, wk, wv):
@@ -223,66 +437,62 @@ def linear_in_numpy(query, key, value):
     return phi_q @ (np.swapaxes(phi_k, -1, -2) @ value.numpy()) / (phi_q @ phi_k.sum(-2)[..., None])
 
 
-PLANTED = [  # (exercise, wrong answer, what the report must say)
-    ("4.5.1", shapes_depth_is_d_model, "看起来把 d_model 当成了每头维度"),
-    ("4.5.1", shapes_swapped, "看起来把 n_q 和 n_k 弄反了"),
-    ("4.5.1", shapes_without_transpose, "看起来只 reshape 没有 transpose"),
-    ("4.5.2", attention_variant(scale=False), "看起来没有除以 √d_k"),
-    ("4.5.2", attention_variant(mask_mode="ignored"), "看起来忽略了掩码"),
-    ("4.5.2", attention_variant(mask_mode="inverted"), "看起来掩码用反了"),
-    ("4.5.2", attention_variant(axis=-2), "看起来 softmax 用错了轴"),
-    ("4.5.2", attention_variant(zero_empty_rows=False), "整行被遮住时得到了均匀的注意力权重"),
-    ("4.5.2", attention_variant(fill=-np.inf, zero_empty_rows=False), "出现了 NaN"),
-    ("4.5.4", split_without_transpose, "看起来只 reshape 没有 transpose"),
-    ("4.5.5", merge_without_transpose, "看起来只 reshape 没有 transpose"),
-    ("4.5.6", BuggyMultiHeadAttention, "注意力权重与按 √d_model 缩放的结果一致：那一行还没改对"),
-    ("4.5.7", shape_test_checks_nothing, "变体“交叉注意力忽略了 context”没有被你的测试发现"),
-    ("4.5.7", shape_test_always_fails, "你的测试把正确的 MiniMultiHeadAttention 判为错误：AssertionError: 形状不对"),
-    ("4.5.8", cross_roles_swapped, "看起来查询与键/值的来源弄反了"),
-    ("4.5.10", padding_inverted, "看起来掩码反了"),
-    ("4.5.10", padding_all_true, "看起来没有用到 lengths"),
-    ("4.5.10", padding_float, "掩码必须是布尔张量，得到 float32"),
-    ("4.5.10", padding_two_d, "不能广播到分数的形状"),
-    ("4.5.11", decoder_upper, "看起来用了上三角"),
-    ("4.5.11", decoder_causal_only, "看起来忘了填充部分"),
-    ("4.5.11", decoder_padding_only, "看起来忘了因果部分"),
-    ("4.5.12", bytes_in_mib, "看起来单位不是字节"),
-    ("4.5.12", bytes_without_itemsize, "看起来忘了乘每个数所占的字节数"),
-    ("4.5.14", linear_via_softmax, "看起来算的是 softmax 注意力"),
-    ("4.5.14", linear_via_softmax, "你的实现构造了 n×n 的张量"),
-    ("4.5.14", linear_with_table, "你的实现构造了 n×n 的张量（算子 BatchMatMulV2 输出 (1, 256, 192)）"),
-    ("4.5.14", linear_in_numpy, "请只用 TensorFlow 算子来写"),
+PLANTED = [  # (the answer's name, a wrong answer, what the report must say)
+    ("attention_shapes", shapes_depth_is_d_model, "看起来把 d_model 当成了每头维度"),
+    ("attention_shapes", shapes_swapped, "看起来把 n_q 和 n_k 弄反了"),
+    ("attention_shapes", shapes_without_transpose, "看起来只 reshape 没有 transpose"),
+    ("scaled_dot_product_attention", attention_variant(scale=False), "看起来没有除以 √d_k"),
+    ("scaled_dot_product_attention", attention_variant(mask_mode="ignored"), "看起来忽略了掩码"),
+    ("scaled_dot_product_attention", attention_variant(mask_mode="inverted"), "看起来掩码用反了"),
+    ("scaled_dot_product_attention", attention_variant(axis=-2), "看起来 softmax 用错了轴"),
+    ("scaled_dot_product_attention", attention_variant(zero_empty_rows=False), "整行被遮住时得到了均匀的注意力权重"),
+    ("scaled_dot_product_attention", attention_variant(fill=-np.inf, zero_empty_rows=False), "出现了 NaN"),
+    ("split_heads", split_without_transpose, "看起来只 reshape 没有 transpose"),
+    ("merge_heads", merge_without_transpose, "看起来只 reshape 没有 transpose"),
+    ("FixedMultiHeadAttention", BuggyMultiHeadAttention, "注意力权重与按 √d_model 缩放的结果一致：那一行还没改对"),
+    ("shape_test", shape_test_checks_nothing, "变体“交叉注意力忽略了 context”没有被你的测试发现"),
+    ("shape_test", shape_test_always_fails, "你的测试把正确的 MiniMultiHeadAttention 判为错误：AssertionError: 形状不对"),
+    ("cross_attention", cross_roles_swapped, "看起来查询与键/值的来源弄反了"),
+    ("padding_mask", padding_inverted, "看起来掩码反了"),
+    ("padding_mask", padding_all_true, "看起来没有用到 lengths"),
+    ("padding_mask", padding_float, "掩码必须是布尔张量，得到 float32"),
+    ("padding_mask", padding_two_d, "不能广播到分数的形状"),
+    ("decoder_mask", decoder_upper, "看起来用了上三角"),
+    ("decoder_mask", decoder_causal_only, "看起来忘了填充部分"),
+    ("decoder_mask", decoder_padding_only, "看起来忘了因果部分"),
+    ("score_table_bytes", bytes_in_mib, "看起来单位不是字节"),
+    ("score_table_bytes", bytes_without_itemsize, "看起来忘了乘每个数所占的字节数"),
+    ("linear_attention", linear_via_softmax, "看起来算的是 softmax 注意力"),
+    ("linear_attention", linear_via_softmax, "你的实现构造了 n×n 的张量"),
+    ("linear_attention", linear_with_table, "你的实现构造了 n×n 的张量（算子 BatchMatMulV2 输出 (1, 256, 192)）"),
+    ("linear_attention", linear_in_numpy, "请只用 TensorFlow 算子来写"),
 ]
 
 
-@pytest.mark.parametrize("exercise_id, answer, needle", PLANTED,
-                         ids=[f"{e}-{getattr(a, '__name__', 'answer')}" for e, a, _ in PLANTED])
-def test_planted_mistake_fails_with_its_diagnosis(exercise_id, answer, needle):
-    assert needle in report(exercise_id, answer)
-
-
-def test_every_coding_exercise_has_a_planted_mistake():
-    assert {exercise_id for exercise_id, _, _ in PLANTED} == set(EXERCISES)
+@pytest.mark.parametrize("name, answer, needle", PLANTED,
+                         ids=[f"{ID[n]}-{getattr(a, '__name__', 'answer')}" for n, a, _ in PLANTED])
+def test_planted_mistake_fails_with_its_diagnosis(name, answer, needle):
+    assert needle in report(ID[name], answer)
 
 
 def test_failure_report_lists_only_failed_cases():
-    verdict = check("4.5.2", attention_variant(mask_mode="ignored"))
+    verdict = check(SDPA, attention_variant(mask_mode="ignored"))
     lines = str(verdict).splitlines()
     failed = [case for case in verdict.cases if not case.passed]
-    assert lines[0] == "练习 4.5.2“实现缩放点积注意力”：未通过（5/8 个用例）"
+    assert lines[0] == f"练习 {SDPA}“实现缩放点积注意力”：未通过（5/8 个用例）"
     assert lines[1:] == [f"  ✗ 用例“{case.name}”：{case.message}" for case in failed]
     assert [case.name for case in failed] == ["填充掩码", "因果掩码", "有一整行被遮住"]
 
 
 def test_shape_and_value_messages_name_expected_got_and_where():
-    text = report("4.5.4", lambda x, h: tf.transpose(split_without_transpose(x, h), (0, 1, 3, 2)))
+    text = report(ID["split_heads"], lambda x, h: tf.transpose(split_without_transpose(x, h), (0, 1, 3, 2)))
     assert "形状不对：期望 (2, 3, 5, 4)，得到 (2, 3, 4, 5)" in text
-    text = report("4.5.2", attention_variant(scale=False))
+    text = report(SDPA, attention_variant(scale=False))
     assert "注意力权重的数值不对：最大误差 " in text and "（容差 " in text and "），出现在位置 (" in text
 
 
 def test_buggy_layer_passes_where_the_bug_is_invisible():
-    verdict = check("4.5.6", BuggyMultiHeadAttention)
+    verdict = check(ID["FixedMultiHeadAttention"], BuggyMultiHeadAttention)
     outcome = {case.name: case.passed for case in verdict.cases}
     assert outcome["单头（num_heads = 1）"] and not outcome["8 个头"]
 
@@ -295,13 +505,13 @@ def test_shape_test_that_raises_another_error_is_noted():
         if out.shape != (2, 5, 16) or weights.shape != (2, 4, 5, 7):
             raise RuntimeError("shape")
 
-    verdict = check("4.5.7", shape_test)
+    verdict = check(ID["shape_test"], shape_test)
     assert verdict.passed
     assert "抛出的是 RuntimeError 而不是 AssertionError" in str(verdict)
 
 
 def test_each_slipped_mutant_is_named():
-    text = report("4.5.7", lambda layer_cls: None)
+    text = report(ID["shape_test"], lambda layer_cls: None)
     for name in ("忘了合并多头", "交叉注意力忽略了 context", "注意力权重少了头轴", "输出投影的宽度不对"):
         assert f"变体“{name}”没有被你的测试发现" in text
 
@@ -317,7 +527,7 @@ def test_cached_output_fails():
             cache["result"] = attention_variant()(query, key, value, mask)
         return cache["result"]
 
-    assert "两组不同的输入得到了完全相同的结果" in report("4.5.2", cached)
+    assert "两组不同的输入得到了完全相同的结果" in report(SDPA, cached)
 
 
 def test_calling_the_reference_fails_even_under_another_name():
@@ -325,18 +535,67 @@ def test_calling_the_reference_fails_even_under_another_name():
 
     for answer in (lambda q, k, v, mask=None: attnbook.scaled_dot_product_attention(q, k, v, mask),
                    lambda q, k, v, mask=None: my_attention(q, k, v, mask)):
-        text = report("4.5.2", answer)
+        text = report(SDPA, answer)
         assert "你的函数直接调用了参考实现 attnbook.scaled_dot_product_attention：请自己写出这一步。" in text
         assert "其余 7 个用例未运行。" in text
-    assert "参考实现 attnbook.padding_mask" in report("4.5.10", lambda l, m: attnbook.padding_mask(l, m))
-    assert "参考实现 attnbook.linear_attention" in report("4.5.14", attnbook.linear_attention)
+    assert "参考实现 attnbook.padding_mask" in report(ID["padding_mask"], lambda l, m: attnbook.padding_mask(l, m))
+    assert "参考实现 attnbook.linear_attention" in report(ID["linear_attention"], attnbook.linear_attention)
 
 
 def test_subclassing_the_reference_layer_fails():
     class Fixed(attnbook.MiniMultiHeadAttention):
         pass
 
-    assert "你的层直接调用了参考实现 attnbook.MiniMultiHeadAttention" in report("4.5.6", Fixed)
+    assert "你的层直接调用了参考实现 attnbook.MiniMultiHeadAttention" in report(ID["FixedMultiHeadAttention"], Fixed)
+
+
+# --- mixed precision -----------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed_bfloat16():
+    """The reader's global policy: bfloat16 compute, float32 variables; restored after."""
+    saved = keras.config.dtype_policy()
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    yield
+    keras.mixed_precision.set_global_policy(saved)
+
+
+def test_layer_built_under_mixed_bfloat16_is_accepted(mixed_bfloat16):
+    built = set()
+
+    class Fixed(S.FixedMultiHeadAttention):
+        def call(self, x, context=None, return_attention_scores=False):
+            built.add((self.wq.compute_dtype, self.wq.variable_dtype))
+            return super().call(x, context, return_attention_scores)
+
+    verdict = check(ID["FixedMultiHeadAttention"], Fixed)
+    assert verdict.passed, str(verdict)
+    assert built == {("bfloat16", "float32")}  # it really ran in bfloat16
+    assert keras.config.dtype_policy().name == "mixed_bfloat16"  # the reader's policy is kept
+
+
+def in_bfloat16(attention):
+    def answer(query, key, value, mask=None):
+        return tuple(tf.cast(t, tf.bfloat16) for t in attention(query, key, value, mask))
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "name, answer, needle",
+    [
+        ("FixedMultiHeadAttention", BuggyMultiHeadAttention, "那一行还没改对"),
+        ("shape_test", S.shape_test, None),
+        ("scaled_dot_product_attention", in_bfloat16(S.scaled_dot_product_attention), None),
+        ("scaled_dot_product_attention", in_bfloat16(attention_variant(scale=False)), "看起来没有除以 √d_k"),
+    ],
+    ids=["buggy-layer", "shape-test", "bfloat16-attention", "bfloat16-unscaled"],
+)
+def test_bfloat16_tolerance_still_tells_right_from_wrong(mixed_bfloat16, name, answer, needle):
+    verdict = check(ID[name], answer)
+    assert verdict.passed == (needle is None), str(verdict)
+    assert needle is None or needle in str(verdict)
 
 
 # --- robustness ----------------------------------------------------------------------
@@ -348,7 +607,7 @@ def test_hanging_answer_times_out_quickly():
             time.sleep(0.05)
 
     start = time.perf_counter()
-    text = report("4.5.2", hangs, time_limit=1)
+    text = report(SDPA, hangs, time_limit=1)
     assert time.perf_counter() - start < 5
     assert "超时：超过 1 秒没有返回" in text and "其余 7 个用例未运行。" in text
     time.sleep(0.5)  # the abandoned thread is told to stop and does not burn CPU forever
@@ -361,17 +620,8 @@ def raising_answer(query, key, value, mask=None):
 
 def test_raising_answer_reports_type_and_line():
     line = raising_answer.__code__.co_firstlineno + 1
-    assert "你的函数抛出了 TypeError: " in report("4.5.2", raising_answer)
-    assert f"（test_exercises.py 第 {line} 行）" in report("4.5.2", raising_answer)
-
-
-def test_unfinished_stub_stops_at_the_first_case():
-    def stub(query, key, value, mask=None):
-        raise NotImplementedError("在这里写你的答案")
-
-    lines = report("4.5.2", stub).splitlines()
-    assert lines[1].startswith("  ✗ 用例“基本”：你的函数还没有写完：抛出了 NotImplementedError: 在这里写你的答案（")
-    assert lines[2:] == ["  其余 7 个用例未运行。"]
+    assert "你的函数抛出了 TypeError: " in report(SDPA, raising_answer)
+    assert f"（test_exercises.py 第 {line} 行）" in report(SDPA, raising_answer)
 
 
 @pytest.mark.parametrize(
@@ -386,22 +636,22 @@ def test_unfinished_stub_stops_at_the_first_case():
     ids=["None", "one-tensor", "string", "three-values", "string-weights"],
 )
 def test_wrong_return_type_is_named(returned, needle):
-    assert needle in report("4.5.2", lambda q, k, v, mask=None: returned)
+    assert needle in report(SDPA, lambda q, k, v, mask=None: returned)
 
 
 def test_numpy_results_are_accepted():
     def numpy_padding_mask(lengths, max_len):
         return np.arange(max_len)[None, None, :] < np.asarray(lengths)[:, None, None]
 
-    assert check("4.5.10", numpy_padding_mask).passed
+    assert check(ID["padding_mask"], numpy_padding_mask).passed
 
 
 @pytest.mark.parametrize(
     "exercise_id, answer, needle",
     [
-        ("4.5.2", 42, "应提交函数 scaled_dot_product_attention(query, key, value, mask=None)"),
-        ("4.5.6", S.FixedMultiHeadAttention(8, 2), "得到的是它的一个实例"),
-        ("4.5.6", S.scaled_dot_product_attention, "keras.layers.Layer 的子类），得到 function"),
+        (SDPA, 42, "应提交函数 scaled_dot_product_attention(query, key, value, mask=None)"),
+        (ID["FixedMultiHeadAttention"], S.FixedMultiHeadAttention(8, 2), "得到的是它的一个实例"),
+        (ID["FixedMultiHeadAttention"], S.scaled_dot_product_attention, "keras.layers.Layer 的子类），得到 function"),
     ],
     ids=["int-for-function", "instance-for-class", "function-for-class"],
 )
@@ -418,7 +668,7 @@ def test_answer_of_the_wrong_kind_fails_without_running(exercise_id, answer, nee
 def test_cli_passes_a_correct_file(cli_runs):
     code, out, err = cli_runs("good")
     assert code == 0, err
-    assert out.strip() == "练习 4.5.2“实现缩放点积注意力”：通过（8/8 个用例）"
+    assert out.strip() == f"练习 {SDPA}“实现缩放点积注意力”：通过（8/8 个用例）"
 
 
 def test_cli_syntax_error_exits_2_without_traceback(cli_runs):
@@ -430,16 +680,16 @@ def test_cli_syntax_error_exits_2_without_traceback(cli_runs):
 def test_cli_fails_a_wrong_file(cli_runs):
     code, out, err = cli_runs("wrong")
     assert code == 1, err
-    assert out.startswith("练习 4.5.2“实现缩放点积注意力”：未通过（") and "看起来没有除以 √d_k" in out
+    assert out.startswith(f"练习 {SDPA}“实现缩放点积注意力”：未通过（") and "看起来没有除以 √d_k" in out
 
 
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["4.5.2", "missing.py"], "找不到文件：missing.py"),
-        (["4.5.3", "{answer}"], "思考题"),
-        (["4.5.2", "{answer}", "--name", "attend"], "answer.py 里没有名为 attend 的函数或类"),
-        (["4.5.2"], "需要练习编号和答案文件"),
+        ([SDPA, "missing.py"], "找不到文件：missing.py"),
+        ([CONCEPTUAL[0], "{answer}"], "思考题"),
+        ([SDPA, "{answer}", "--name", "attend"], "answer.py 里没有名为 attend 的函数或类"),
+        ([SDPA], "需要练习编号和答案文件"),
         (["--bogus"], "命令行参数有误"),
     ],
     ids=["missing-file", "conceptual-id", "missing-name", "missing-path", "bad-option"],
@@ -452,10 +702,16 @@ def test_cli_main_usage_errors_exit_2(tmp_path, capsys, argv, needle):
     assert needle in captured.err and "Traceback" not in captured.err + captured.out
 
 
+def test_cli_main_reports_a_stub_as_unfinished(tmp_path, capsys):
+    (tmp_path / "stub.py").write_text(EXERCISES[SDPA].stub, encoding="utf-8")
+    assert main([SDPA, str(tmp_path / "stub.py")]) == 1
+    assert capsys.readouterr().out.splitlines()[0].endswith(f"：{UNFINISHED}")
+
+
 def test_cli_main_takes_another_name(tmp_path, capsys):
     (tmp_path / "answer.py").write_text(GOOD_ANSWER.replace("def scaled_dot_product_attention", "def attend"),
                                         encoding="utf-8")
-    assert main(["4.5.2", str(tmp_path / "answer.py"), "--name", "attend"]) == 0
+    assert main([SDPA, str(tmp_path / "answer.py"), "--name", "attend"]) == 0
 
 
 def test_cli_main_lists_every_exercise(capsys):

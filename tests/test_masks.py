@@ -116,6 +116,7 @@ def test_combine_masks_bad_input(masks, match):
 # --- what masks guarantee ------------------------------------------------------------
 
 
+@pytest.mark.claim("mask-to-minus-infinity")
 def test_masked_positions_get_exactly_zero_weight():
     lengths, n = [2, 4, 1], 4
     mask = combine_masks(padding_mask(lengths, n), causal_mask(n))
@@ -193,6 +194,7 @@ def test_outputs_at_real_positions_ignore_padding_values(batch, n, d, data):
 # --- the pitfall: forgetting the mask ---------------------------------------------------
 
 
+@pytest.mark.claim("padding-steals-weight")
 def test_padding_leaks_without_mask_and_not_with_it():
     lengths = [5, 8, 3]
     x = padded_batch(lengths, features=16, seed=0)

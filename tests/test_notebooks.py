@@ -3,8 +3,8 @@
 `make wheel-test` runs this in the clean venv made from the built wheel: each
 ``_build/html/_sources/<page>.ipynb`` is copied into a temporary folder outside the
 checkout and executed there in a fresh kernel of that venv. Every cell must succeed
-without writing to stderr and print what the build printed (see
-``notebooks.text_outputs`` for what a rerun must reproduce).
+without writing to stderr and print what the site shows (``text_outputs`` in
+buildfiles.py says which outputs a rerun must reproduce).
 """
 
 import importlib.metadata
@@ -18,35 +18,33 @@ import nbformat
 import pytest
 
 import attnbook
-import attnbook.exercises
-from notebooks import (DOWNLOADS, MEASURED, MEASURED_LABEL, ROOT, cell_text, executed_pages,
-                       install_requirement, run_as_reader, tags, text_outputs)
+from attnbook.exercises import UNFINISHED
+from buildfiles import MEASURED, ROOT, executed_pages, text_outputs
+from notebooks import DOWNLOADS, VERSIONS_CELL_ID, cell_text, install_requirement, run_as_reader
 
 pytestmark = [pytest.mark.book, pytest.mark.notebooks, pytest.mark.slow]
 
-VERSIONS_CELL_ID = "attnbook-versions"  # the first cell, added by book/_ext/notebook_download.py
-
-
-@pytest.fixture(scope="module", autouse=True)
-def built():
-    if not DOWNLOADS.is_dir():
-        pytest.fail("No build in _build/html: run `make book` (or `make wheel-test`, which builds first).")
-
-
-def downloaded(page):
-    return nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
-
-
-def stub_verdict():
-    """The checker's word for an answer that is still ``raise NotImplementedError``:
-    未完成 once the checker tells stubs apart, 未通过 from a checker that does not."""
-    sources = Path(attnbook.exercises.__file__).parent.glob("*.py")
-    return "未完成" if any("未完成" in p.read_text(encoding="utf-8") for p in sources) else "未通过"
+LABEL = "本次构建实测"  # what every line a measured cell prints says
 
 
 def test_the_site_offers_every_executed_page_and_nothing_else():
     offered = sorted(p.relative_to(DOWNLOADS).with_suffix("").as_posix() for p in DOWNLOADS.rglob("*.ipynb"))
     assert offered == sorted(executed_pages())
+
+
+def check_cell(page, i, cell):
+    """No stderr; a measured cell labels what it prints; a stub gets the 未完成 verdict.
+    Returns whether the cell was an exercise stub."""
+    streams = {o.get("name") for o in cell.outputs if o.output_type == "stream"}
+    assert "stderr" not in streams, f"{page}: code cell {i} wrote to stderr:\n{cell_text(cell)}"
+    if MEASURED in cell.get("metadata", {}).get("tags", []):
+        lines = [line for line in cell_text(cell).splitlines() if line.strip()]
+        assert all(LABEL in line for line in lines), (page, i, lines)
+    stub = "raise NotImplementedError" in cell.source and "check(" in cell.source
+    if stub:
+        verdict = cell_text(cell).split("\n", 1)[0]
+        assert re.search(f"^练习 [\\d.]+“.+”：{UNFINISHED}$", verdict), (page, i, verdict)
+    return stub
 
 
 @pytest.mark.parametrize("page", executed_pages())
@@ -56,30 +54,19 @@ def test_downloaded_notebook_runs_in_a_fresh_kernel_outside_the_checkout(page, t
     offered = nbformat.read(saved, as_version=4)
     ran = run_as_reader(offered, tmp_path, sys.executable)  # a cell that raises fails here
 
-    stubs = 0
-    for i, cell in enumerate(c for c in ran.cells if c.cell_type == "code"):
-        streams = {o.get("name") for o in cell.outputs if o.output_type == "stream"}
-        assert "stderr" not in streams, f"{page}: code cell {i} wrote to stderr:\n{cell_text(cell)}"
-        if MEASURED in tags(cell):
-            lines = [line for line in cell_text(cell).splitlines() if line.strip()]
-            assert lines and all(MEASURED_LABEL in line for line in lines), (page, i, lines)
-        if "raise NotImplementedError" in cell.source and "check(" in cell.source:
-            stubs += 1
-            verdict = cell_text(cell).split("\n", 1)[0]
-            assert re.search(f"^练习 [\\d.]+“.+”：{stub_verdict()}", verdict), (page, i, verdict)
+    stubs = sum(check_cell(page, i, cell) for i, cell in enumerate(c for c in ran.cells if c.cell_type == "code"))
     assert stubs or not page.endswith("exercises-starter"), "the starter notebook has no stubs left"
-
     ours, theirs = text_outputs(ran, only_reproducible=True), text_outputs(offered, only_reproducible=True)
     assert len(ours) == len(theirs)
-    for i, (rerun, build) in enumerate(zip(ours, theirs)):
-        assert rerun == build, f"{page}: code cell {i} printed other text than at build time"
+    for i, (rerun, site) in enumerate(zip(ours, theirs)):
+        assert "".join(rerun) == "".join(site), f"{page}: code cell {i} printed other text than the site shows"
 
 
 # --- the versions cell -------------------------------------------------------------------
 
 
-def versions_cells():
-    cells = [downloaded(page).cells[0] for page in executed_pages()]
+def versions_cell():
+    cells = [nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4).cells[0] for page in executed_pages()]
     assert all(cell.get("id") == VERSIONS_CELL_ID for cell in cells)
     assert len({cell.source for cell in cells}) == 1, "every notebook begins with the same cell"
     return cells[0]
@@ -87,7 +74,7 @@ def versions_cells():
 
 def test_versions_cell_names_the_versions_the_book_was_built_with():
     """Run in the wheel venv, this also proves the wheel is the version the book shows."""
-    cell, versions = versions_cells(), f"attnbook {attnbook.__version__}、TensorFlow {attnbook.tf.__version__}"
+    cell, versions = versions_cell(), f"attnbook {attnbook.__version__}、TensorFlow {attnbook.tf.__version__}"
     assert f"本书用 {versions} 构建" in cell.source
     assert cell_text(cell) == f"当前环境：{versions.replace('、', '，')}。\n"
 
@@ -101,14 +88,14 @@ def test_versions_cell_without_attnbook_keeps_the_tensorflow_there(monkeypatch, 
         return real(name)
 
     monkeypatch.setattr(importlib.metadata, "version", version)
-    exec(versions_cells().source, {})
+    exec(versions_cell().source, {})
     printed = capsys.readouterr().out
     assert "attnbook 未安装" in printed
     assert printed.rstrip().endswith(f"%pip install {install_requirement('')}")
 
 
 def test_versions_cell_runs_cleanly_in_a_python_without_site_packages(tmp_path):
-    done = subprocess.run([sys.executable, "-S", "-c", versions_cells().source], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-S", "-c", versions_cell().source], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, "")
     assert "attnbook 未安装，TensorFlow 未安装" in done.stdout

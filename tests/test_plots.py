@@ -66,6 +66,10 @@ CASES = [
          lambda: dict(lengths=[64, 128, 256], rnn_ms=[1.0, 2.0, 4.0],
                       attention_ms=[0.5, 0.6, 0.9]), 1,
          ("序列长度", "前向时间（毫秒）")),
+    Case(cost.rnn_vs_attention_time,
+         lambda: dict(lengths=[64, 128, 256], rnn_ms=[1.0, 2.0, 4.0], attention_ms=[0.5, 0.6, 0.9],
+                      rnn_train_ms=[3.0, 6.0, 12.0], attention_train_ms=[1.0, 1.5, 3.0]), 2,
+         ("序列长度", "前向时间（毫秒）", "训练步时间（毫秒）")),
     Case(cost.variant_costs,
          lambda: dict(results={
              name: {"n": [64, 128], "time_ms": [1.0, 2.0], "peak_mib": [3.0, 9.0]}

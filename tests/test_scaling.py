@@ -11,6 +11,7 @@ def result():
     return measure_scaling(depths=(4, 16, 64, 256), heads=8)
 
 
+@pytest.mark.claim("scaling-prevents-saturation")
 def test_unscaled_scores_saturate_and_gradients_shrink(result):
     unscaled = result["unscaled"]
     assert np.all(np.diff(unscaled["max_weight"]) > 0)
@@ -25,6 +26,7 @@ def test_dividing_by_head_depth_keeps_softmax_shape_fixed(result):
         assert right < 0.2 * unscaled, metric
 
 
+@pytest.mark.claim("full-dim-saturates")
 def test_dividing_by_d_model_flattens_rather_than_saturates(result):
     wrong, right = result["d_model"], result["head_depth"]
     uniform_entropy = np.log(result["n_keys"])

@@ -6,55 +6,44 @@ The real-browser checks are in test_browser.py; these read the files in _build/.
 
 import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
+
+from buildfiles import BUILD, EXECUTED, HTML, glossary_entries, html_pages, soup
 
 pytestmark = pytest.mark.book
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
-HTML = BUILD / "html"
-EXECUTED = BUILD / "jupyter_execute"
 EXERCISES = "book/ch04/exercises"
 STARTER = "book/ch04/exercises-starter"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built():
-    if not (HTML / "index.html").exists():
-        pytest.fail("No build in _build/html: run `make book` (or `make test`, which builds first).")
-
-
-def soup(page):
-    return BeautifulSoup((HTML / page).read_text(encoding="utf-8"), "html.parser")
-
-
-def pages():
-    skip = {"_static", "_sources", "_images"}
-    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-                  if not skip & set(p.relative_to(HTML).parts))
-
-
 def check_cells(page):
-    """(source, output text) of every executed cell that calls check(...)."""
+    """(source, output text) of every executed cell that calls check(...) or check_by_name(...)."""
     nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
     return [(cell.source, "".join(o.get("text") or o.get("data", {}).get("text/plain", "")
                                   for o in cell.outputs))
-            for cell in nb.cells if cell.cell_type == "code" and "check(" in cell.source]
+            for cell in nb.cells if cell.cell_type == "code" and re.search(r"\bcheck(_by_name)?\(", cell.source)]
+
+
+def checked_ids(text):
+    """The exercise ids that check("4.5.2", …) and check_by_name(solutions.name) calls check."""
+    from attnbook.exercises.catalog import exercise_named
+
+    return re.findall(r'check\("([\d.]+)"', text) + [
+        exercise_named(name).id for name in re.findall(r"check_by_name\(solutions\.(\w+)\)", text)]
 
 
 def check_id(source):
-    return re.search(r'check\("([\d.]+)"', source).group(1)
+    (exercise_id,) = checked_ids(source)
+    return exercise_id
 
 
 # --- exercises -------------------------------------------------------------------------
 
 
 def test_exercise_numbers_are_the_checker_ids():
-    """练习 4.5.N on the page is the id its solution passes to check()."""
+    """练习 4.5.N on the page is the id of the exercise its solution's check cell checks."""
     from attnbook.exercises import EXERCISES as REGISTRY
 
     page = soup(f"{EXERCISES}.html")
@@ -65,7 +54,7 @@ def test_exercise_numbers_are_the_checker_ids():
     checked = []
     for box in page.select("div.solution"):
         number = re.search(r"练习 (4\.5\.\d+)", box.select_one(".admonition-title").get_text()).group(1)
-        calls = re.findall(r'check\("([\d.]+)"', box.get_text())
+        calls = checked_ids(box.get_text())
         assert calls in ([], [number]), (number, calls)
         checked += calls
     assert sorted(checked) == sorted(REGISTRY), "every checker has exactly one solution in the book"
@@ -84,13 +73,15 @@ def test_solutions_are_collapsed():
     assert solutions and all("dropdown" in box["class"] for box in solutions)
 
 
-def test_starter_notebook_stubs_get_a_verdict_not_a_traceback():
-    cells = check_cells(STARTER)
-    from attnbook.exercises import EXERCISES as REGISTRY
+def test_starter_notebook_stubs_are_reported_unfinished_not_a_traceback():
+    from attnbook.exercises import EXERCISES as REGISTRY, UNFINISHED
 
-    assert sorted(check_id(source) for source, _ in cells) == sorted(REGISTRY)
+    cells = check_cells(STARTER)
+    assert [check_id(source) for source, _ in cells] == list(REGISTRY)
     for source, output in cells:
-        assert "：未通过" in output and "Traceback" not in output, (source, output)
+        lines = output.strip().splitlines()
+        assert lines[0].endswith(f"：{UNFINISHED}") and len(lines) == 2, (source, output)
+        assert lines[1].startswith("  提示：") and "单元格第 " in lines[1] and "Traceback" not in output
 
 
 @pytest.mark.parametrize("page", [EXERCISES, STARTER, "book/ch04/attention"])
@@ -107,7 +98,7 @@ def test_page_offers_ipynb_and_md_downloads(page):
 # --- offline and Chinese throughout --------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", pages())
+@pytest.mark.parametrize("page", html_pages())
 def test_page_loads_no_remote_script_style_or_font(page):
     tags = soup(page).select("script[src], link[href], img[src], iframe[src]")
     remote = [t.get("src") or t.get("href") for t in tags
@@ -123,7 +114,7 @@ def test_mathjax_is_self_hosted():
     assert "../../_static/mathjax/tex-chtml.js" in scripts
 
 
-@pytest.mark.parametrize("page", [p for p in pages() if p != "index.html"])  # a redirect
+@pytest.mark.parametrize("page", [p for p in html_pages() if p != "index.html"])  # a redirect
 def test_interface_is_chinese(page):
     html = soup(page)
     assert html.html["lang"] == "zh-CN"
@@ -141,15 +132,6 @@ def test_copyright_is_set():
 
 
 # --- glossary, search dictionary, references ------------------------------------------------
-
-
-def glossary_entries():
-    """(term, definition) for every term of the glossary, aliases included."""
-    page = soup("book/glossary.html")
-    for link in page.select("dl.glossary > dt > a.headerlink"):
-        link.decompose()
-    return [(dt.get_text(strip=True), dt.find_next_sibling("dd").get_text(" ", strip=True))
-            for dt in page.select("dl.glossary > dt")]
 
 
 def test_glossary_gives_english_name_and_identifier():
@@ -184,7 +166,7 @@ def test_bibliography_lists_the_cited_works():
     for author, year in [("Vaswani", "2017"), ("Bahdanau", "2015"), ("Katharopoulos", "2020"),
                          ("Beltagy", "2020"), ("Child", "2019"), ("Dao", "2022")]:
         assert re.search(rf"{author}.*?{year}", text), author
-    cited = "".join((HTML / p).read_text(encoding="utf-8") for p in pages() if p != "book/references.html")
+    cited = "".join((HTML / p).read_text(encoding="utf-8") for p in html_pages() if p != "book/references.html")
     for entry in entries:
         assert f'references.html#{entry["id"]}"' in cited, f"{entry.get_text()[:40]} is never cited"
 

@@ -43,6 +43,7 @@ def test_trained_model_reverses_held_out_sequences(run):
     assert run.accuracy >= 0.95
 
 
+@pytest.mark.claim("learned-routing")
 def test_cross_attention_learns_the_anti_diagonal(run):
     weights = run.cross_attention()
     assert weights.shape == (len(run.test_inputs), 8, 8)

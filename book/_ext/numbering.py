@@ -1,12 +1,16 @@
-"""Number figures and exercises the way the printed book does.
+"""Number figures so that the editor's can never clash with the printed book's.
 
-Section 4.5 is one section of a longer book. Its figures are numbered across the book,
-and the first one is 图 20; its exercises are numbered within the section, as 练习
-4.5.1, 4.5.2 and so on, which are also the ids the checker takes
-(``check("4.5.2", ...)``). Sphinx counts every kind of number from 1, so after it
-assigns the numbers this shifts figure numbers by ``fignum_start - 1`` and puts
-``enumerable_prefix[kind]`` in front of the numbers of each other kind. It also
-writes the parentheses around exercise titles full-width: 练习 4.5.1（标题）.
+Section 4.5 is one section of a longer book whose figures are numbered across the
+book: the manuscript's only figure is 图 20, and 图 21 belongs to the next section. So
+the manuscript's figures keep their printed numbers (``manuscript_figures``: label ->
+number) and every other figure, all of them the editor's, is numbered in reading order
+with ``editorial_figure_format`` (编者图 4.5-1, 4.5-2, …), a form no printed number
+takes. With ``numfig_format`` ``"%s"`` for figures, the whole label is the "number".
+
+Exercises are numbered within the section, as 练习 4.5.1, 4.5.2 and so on, which are
+also the ids the checker takes: ``enumerable_prefix[kind]`` goes in front of Sphinx's
+numbers of that kind. The parentheses around exercise titles are made full-width:
+练习 4.5.1（标题）.
 """
 
 from docutils import nodes
@@ -16,15 +20,28 @@ _FULL_WIDTH = {" (": "（", ")": "）"}
 
 
 def _renumber(app, env):
-    shift = app.config.fignum_start - 1
+    _renumber_figures(env, app.config.manuscript_figures, app.config.editorial_figure_format)
     prefixes = {kind: tuple(prefix) for kind, prefix in app.config.enumerable_prefix.items()}
     for fignumbers in env.toc_fignumbers.values():
-        for figure_id, number in fignumbers.get("figure", {}).items():
-            fignumbers["figure"][figure_id] = number[:-1] + (number[-1] + shift,)
         for kind, prefix in prefixes.items():
             for node_id, number in fignumbers.get(kind, {}).items():
                 fignumbers[kind][node_id] = prefix + number
     return []
+
+
+def _renumber_figures(env, manuscript, editorial_format):
+    """Printed numbers for the manuscript's figures, 编者图 numbers for the rest."""
+    figures = sorted((number, docname, figure_id)
+                     for docname, fignumbers in env.toc_fignumbers.items()
+                     for figure_id, number in fignumbers.get("figure", {}).items())
+    editorial = 0
+    for _, docname, figure_id in figures:
+        if figure_id in manuscript:
+            label = f"图 {manuscript[figure_id]}"
+        else:
+            editorial += 1
+            label = editorial_format.format(editorial)
+        env.toc_fignumbers[docname]["figure"][figure_id] = (label,)
 
 
 class FullWidthExerciseTitles(SphinxPostTransform):
@@ -46,7 +63,8 @@ class FullWidthExerciseTitles(SphinxPostTransform):
 
 
 def setup(app):
-    app.add_config_value("fignum_start", 1, "env", types=[int])
+    app.add_config_value("manuscript_figures", {}, "env", types=[dict])
+    app.add_config_value("editorial_figure_format", "编者图 {}", "env", types=[str])
     app.add_config_value("enumerable_prefix", {}, "env", types=[dict])
     # Sphinx assigns the numbers in its own env-get-updated handler (priority 500).
     app.connect("env-get-updated", _renumber, priority=900)

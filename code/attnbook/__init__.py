@@ -1,7 +1,9 @@
-"""attnbook: the code of section 4.5, 注意力机制：让张量互相打分.
+"""attnbook：第 4.5 节“注意力机制：让张量互相打分”的配套代码。
 
-Importing the package loads TensorFlow quietly (see ``attnbook._tf``). The names below
-are the ones the chapter and the exercises use.
+导入本包时会加载 TensorFlow，并滤掉它启动时打印的那几行日志（见 ``attnbook._tf``）。
+下面这些名字是正文与练习最常用的，都可以直接从顶层导入：缩放点积注意力与多头注意力层
+（``attnbook.attention``），掩码（``attnbook.masks``），以及不存完整打分表的三种注意力
+变体（``attnbook.efficient``）。
 """
 
 import importlib.metadata
@@ -27,7 +29,7 @@ __all__ = [
 
 
 def set_seed(seed=0):
-    """Fix Python's, NumPy's and TensorFlow's random seeds, so a rebuild prints the same numbers."""
+    """固定 Python、NumPy 与 TensorFlow 的随机种子，让每次重新构建打印出相同的数字。"""
     import keras
 
     keras.utils.set_random_seed(seed)

@@ -1,4 +1,4 @@
-"""Scaled dot-product attention and a minimal multi-head attention layer."""
+"""缩放点积注意力，以及建立在它之上的多头注意力层。"""
 
 import keras
 
@@ -7,11 +7,12 @@ from ._tf import tf
 
 
 def masked_softmax(scores, mask=None):
-    """Softmax over the last axis that gives masked entries exactly zero weight.
+    """沿最后一轴做 softmax，被掩码遮住的位置权重恰好为 0。
 
-    scores: ``(..., n_q, n_k)``; mask: boolean, broadcastable to it, True = allowed.
-    A row with no allowed entry gets all-zero weights instead of NaN. Half-precision
-    scores are normalised in float32 and cast back.
+    ``scores`` 是分数，形状 ``(..., n_q, n_k)``；``mask`` 是可选的布尔掩码，
+    可广播到同一形状，True 表示可以看。一个键都不能看的行得到全 0 权重，
+    而不是 NaN。半精度（float16、bfloat16）的分数先转成 float32 归一，
+    再转回原来的类型。
     """
     dtype = scores.dtype
     if dtype in _checks.HALF_DTYPES:
@@ -27,49 +28,55 @@ def masked_softmax(scores, mask=None):
 
 
 def scaled_dot_product_attention(query, key, value, mask=None):
-    """Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V, in the manuscript's four steps.
+    """缩放点积注意力 softmax(Q Kᵀ / √d_k) V，按正文的四步计算。
 
     Args:
-        query: ``(..., n_q, d_k)``.
-        key: ``(..., n_k, d_k)``.
-        value: ``(..., n_k, d_v)``.
-        mask: optional boolean tensor broadcastable to ``(..., n_q, n_k)``;
-            True means "this query may attend to this key" (the Keras convention).
+        query: 查询，``(..., n_q, d_k)``。
+        key: 键，``(..., n_k, d_k)``。
+        value: 值，``(..., n_k, d_v)``。
+        mask: 可选的布尔掩码，可广播到 ``(..., n_q, n_k)``；
+            True 表示“这个查询可以看这个键”（Keras 的约定）。
 
     Returns:
-        ``(output, weights)``: output ``(..., n_q, d_v)`` and weights
-        ``(..., n_q, n_k)``. Each row of weights with an allowed key sums to 1;
-        masked weights are exactly 0, and a row with no allowed key is all zeros.
+        ``(output, weights)``：输出 ``(..., n_q, d_v)`` 与注意力权重
+        ``(..., n_q, n_k)``。被遮住的权重恰好为 0；至少有一个键可看的行，
+        权重总和为 1；一个键都不能看的行，权重和输出都是 0。
 
     Raises:
-        ValueError: on a rank below 2, a non-floating or mixed dtype, mismatched
-            ``d_k`` or ``n_k``, or a mask that is not boolean or cannot broadcast.
+        ValueError: 秩小于 2、不是浮点类型或三者类型不同、``d_k`` 或
+            ``n_k`` 对不上，或者掩码不是布尔型、不能广播。
     """
     query, key, value = _checks.check_qkv(query, key, value)
     d_k = tf.cast(tf.shape(query)[-1], query.dtype)
-    # 1. 点积 与 2. 缩放 合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k，但除法只作用于
-    # Q 的 n_q·d_k 个数，而不是打分表的 n_q·n_k 个数（长序列时快 5%–8%）。
-    scaled = tf.matmul(query * tf.math.rsqrt(d_k), key, transpose_b=True)  # (..., n_q, n_k)
+    # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。先缩放 Q，
+    # 只需缩放 n_q·d_k 个数，而不是打分表的 n_q·n_k 个数（n_k > d_k 时更省）。
+    # scaled：缩放后的分数，(..., n_q, n_k)
+    scaled = tf.matmul(query * tf.math.rsqrt(d_k), key, transpose_b=True)
     if mask is not None:
         mask = _checks.check_mask(mask, scaled.shape)
     weights = masked_softmax(scaled, mask)  # 3. 归一：每行总和为 1
-    output = tf.matmul(weights, value)  # 4. 加权求和 (..., n_q, d_v)
+    output = tf.matmul(weights, value)  # 4. 加权：(..., n_q, d_v)
     return output, weights
 
 
 @keras.saving.register_keras_serializable(package="attnbook")
 class MiniMultiHeadAttention(keras.layers.Layer):
-    """多头缩放点积注意力的最小实现。
+    """多头缩放点积注意力层：在最小实现之上加了交叉注意力、掩码与输入检查。
 
-    Self-attention: ``layer(x)`` with x ``(batch, n, features)`` returns
-    ``(batch, n, d_model)``. Cross-attention: ``layer(x, context)`` takes queries from
-    x ``(batch, n_q, features)`` and keys/values from context
-    ``(batch, n_k, features_c)``, and returns ``(batch, n_q, d_model)``.
+    ``d_model`` 须能被 ``num_heads`` 整除，每头维度 ``depth`` 是二者之商。
 
-    ``attention_mask`` is boolean, broadcastable to ``(batch, n_q, n_k)``, True = may
-    attend. With ``return_attention_scores=True`` the call also returns the weights,
-    ``(batch, num_heads, n_q, n_k)``. Given the same weights it computes the same as
-    ``keras.layers.MultiHeadAttention(num_heads, key_dim=d_model // num_heads)``.
+    - 自注意力 ``layer(x)``：x 为 ``(batch, n, features)``，
+      输出 ``(batch, n, d_model)``。
+    - 交叉注意力 ``layer(x, context)``：查询来自 x ``(batch, n_q, features)``，
+      键与值来自 context ``(batch, n_k, features_c)``，
+      输出 ``(batch, n_q, d_model)``。
+    - ``attention_mask``：布尔掩码，可广播到 ``(batch, n_q, n_k)``，
+      True 表示可以看。
+    - ``return_attention_scores=True``：另外返回注意力权重
+      ``(batch, num_heads, n_q, n_k)``。
+
+    参数相同时，它与 ``keras.layers.MultiHeadAttention`` 结果一致
+    （``key_dim=depth``）。参数或输入不合法时抛出 ``ValueError``。
     """
 
     def __init__(self, d_model, num_heads, **kwargs):
@@ -78,8 +85,8 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         num_heads = _checks.positive_int("num_heads", num_heads)
         if d_model % num_heads:
             raise ValueError(
-                f"d_model must be divisible by num_heads, got d_model={d_model} and "
-                f"num_heads={num_heads} (remainder {d_model % num_heads})."
+                f"d_model must be divisible by num_heads, got d_model={d_model}"
+                f" and num_heads={num_heads} (remainder {d_model % num_heads})."
             )
         self.d_model, self.h = d_model, num_heads
         self.depth = d_model // num_heads  # 每头的键维度
@@ -97,16 +104,19 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         self.wo.build(tuple(x_shape[:-1]) + (self.d_model,))
 
     def _split_heads(self, x, batch):
-        # (batch, seq, d_model) 切成 (batch, heads, seq, depth)：先拆维度，再换轴
+        # (batch, seq, d_model) 切成 (batch, heads, seq, depth)：
+        # 先拆维度，再换轴
         x = tf.reshape(x, (batch, -1, self.h, self.depth))
         return tf.transpose(x, perm=[0, 2, 1, 3])
 
     def _merge_heads(self, x, batch):
-        # (batch, heads, seq, depth) 拼回 (batch, seq, d_model)：先换轴，再合并维度
+        # (batch, heads, seq, depth) 拼回 (batch, seq, d_model)：
+        # 先换轴，再合并维度
         x = tf.transpose(x, perm=[0, 2, 1, 3])
         return tf.reshape(x, (batch, -1, self.h * self.depth))
 
-    def call(self, x, context=None, attention_mask=None, return_attention_scores=False):
+    def call(self, x, context=None, attention_mask=None,
+             return_attention_scores=False):
         x, context = self._check_inputs(x, context)
         batch = tf.shape(x)[0]
         q = self._split_heads(self.wq(x), batch)
@@ -115,11 +125,13 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         mask = None
         if attention_mask is not None:
             score_shape = (x.shape[0], x.shape[1], context.shape[1])
-            mask = _checks.check_mask(attention_mask, score_shape, "attention_mask")
+            mask = _checks.check_mask(attention_mask, score_shape,
+                                      "attention_mask")
             for _ in range(3 - mask.shape.rank):
                 mask = mask[None]  # 补齐到 (batch, n_q, n_k) 的秩
-            mask = mask[:, None, :, :]  # (batch, 1, n_q, n_k)：同一掩码用于每个头
-        out, weights = scaled_dot_product_attention(q, k, v, mask)  # (b, h, s, depth)
+            mask = mask[:, None, :, :]  # (batch, 1, n_q, n_k)：各头共用
+        # out：(batch, heads, n_q, depth)；weights：(batch, heads, n_q, n_k)
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
         out = self.wo(self._merge_heads(out, batch))
         return (out, weights) if return_attention_scores else out
 
@@ -127,7 +139,8 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         x = _checks.as_float_tensor("x", x, min_rank=3, max_rank=3)
         if context is None:
             return x, x
-        context = _checks.as_float_tensor("context", context, min_rank=3, max_rank=3)
+        context = _checks.as_float_tensor("context", context,
+                                          min_rank=3, max_rank=3)
         if _checks.dims_differ(x.shape[0], context.shape[0]):
             raise ValueError(
                 "x and context must have the same batch size, got "
@@ -154,4 +167,6 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         return output, weights
 
     def get_config(self):
-        return {**super().get_config(), "d_model": self.d_model, "num_heads": self.h}
+        """返回本层的配置，``from_config`` 可据此重建本层。"""
+        return {**super().get_config(), "d_model": self.d_model,
+                "num_heads": self.h}

@@ -1,18 +1,17 @@
-"""Benchmarks of the cost ledger: ``python -m attnbook.bench [--out DIR] [--quick]``.
+"""成本账的基准测试：``python -m attnbook.bench [--out DIR] [--quick]``。
 
-Three measurements, all taken side by side in one run on this machine:
+三项测量，都在同一次运行里、在同一台机器上并排进行：
 
-1. ``MiniMultiHeadAttention`` against ``keras.layers.MultiHeadAttention`` (forward, and
-   forward + backward, under ``tf.function``), and the forward pass's FLOP rate as a
-   fraction of a large ``tf.matmul``'s rate measured in the same run.
-2. Full, chunked, sliding-window and linear attention for growing ``n``: time and
-   peak memory (each memory reading in a fresh process).
-3. A GRU against attention for growing ``n`` (serial steps against one matrix product).
+1. ``MiniMultiHeadAttention`` 对比 ``keras.layers.MultiHeadAttention``：在
+   ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
+   占同一次运行里一个大 ``tf.matmul`` 的比例。
+2. 完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n`` 增长的时间与峰值内存
+   （每次内存读数都在一个新进程里测）。
+3. GRU 对比注意力随 ``n`` 增长的时间（逐步的串行时步对比一次矩阵乘法）。
 
-The results go to ``DIR/results.json`` with every target, its measured value and
-pass/fail, and the figures to ``DIR/*.png``. The measuring functions return plain data,
-so a page can call them and hand the data to :func:`attnbook.plots.rnn_vs_attention_time` and
-:func:`attnbook.plots.variant_costs`.
+结果写入 ``DIR/results.json``，含每个目标、它的实测值与是否达标，图写入
+``DIR/*.png``。测量函数返回普通数据，页面可以直接调用它们，再把数据交给
+:func:`attnbook.plots.rnn_vs_attention_time` 与 :func:`attnbook.plots.variant_costs`。
 """
 
 import argparse
@@ -77,28 +76,30 @@ def prepare_variant(name, batch, heads, n, d):
 
 
 def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, log=print):
-    """Time (and peak memory) of each variant at each length.
+    """每种变体在每个长度上的时间（以及峰值内存）。
 
-    Returns ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] or None}}``;
-    time is the median forward time under ``tf.function``, memory the growth of the
-    resident size during one call in a fresh process.
+    返回 ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] 或 None}}``；时间是
+    ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，在新的子
+    进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完全部时间，再测内存：内存
+    读数不受别的进程影响，可以几个子进程同时测，而计时不能。
     """
     results = {}
     for name in VARIANTS:
-        rows = {"n": [], "time_ms": [], "peak_mib": [] if memory else None}
+        rows = {"n": [], "time_ms": [], "peak_mib": None}
         for n in lengths:
             q, k, v = prepare_variant(name, batch, heads, n, d)
             timing = cost.time_call(run_variant, name, q, k, v, repeats=repeats, warmup=1)
             rows["n"].append(n)
             rows["time_ms"].append(timing.median_ms)
-            line = f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms"
-            if memory:
-                peak = cost.peak_memory(run_variant, name, setup=prepare_variant,
-                                        setup_args=(name, batch, heads, n, d))
-                rows["peak_mib"].append(peak.growth_mib)
-                line += f"  {peak.growth_mib:9.1f} MiB"
-            log(line)
+            log(f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms")
         results[name] = rows
+    if memory:
+        calls = [(run_variant, (name,), prepare_variant, (name, batch, heads, n, d))
+                 for name in VARIANTS for n in lengths]
+        peaks = iter(cost.peak_memories(calls))
+        for name in VARIANTS:
+            results[name]["peak_mib"] = [next(peaks).growth_mib for _ in lengths]
+            log(f"  {name:8s} peak MiB: " + ", ".join(f"{m:.1f}" for m in results[name]["peak_mib"]))
     return results
 
 
@@ -140,12 +141,11 @@ def _matmul_call(size=2048):
 
 
 def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=print):
-    """MiniMultiHeadAttention against keras.layers.MultiHeadAttention, side by side.
+    """并排比较 ``MiniMultiHeadAttention`` 与 ``keras.layers.MultiHeadAttention``。
 
-    Returns plain data: median seconds per forward and per forward + backward call for
-    both layers, their ratios (Keras time / ours), the FLOP count of the forward pass,
-    the rate of a large matmul measured in the same run, and the forward pass's
-    fraction of it.
+    返回普通数据：两层每次前向、每次前向加反向调用的秒数中位数，二者之比（Keras 的
+    时间除以本书的时间），前向计算的浮点运算量，同一次运行里测得的大矩阵乘法的速率，
+    以及前向计算的速率占它的比例。
     """
     keras.utils.set_random_seed(0)
     x = tf.random.stateless_normal((batch, n, d_model), seed=(0, 0))
@@ -176,25 +176,72 @@ def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=p
 # --- GRU against attention -----------------------------------------------------------
 
 
-def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, log=print):
-    """Forward time of a Keras GRU and of MiniMultiHeadAttention at each length.
+def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, training=True,
+                             log=print):
+    """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向与训练步时间。
 
-    The GRU must take ``n`` dependent steps; attention scores all positions at once.
-    Returns ``{"n": [...], "rnn_ms": [...], "attention_ms": [...]}``.
+    GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入的形状是
+    ``(batch, n, d_model)`` 。训练步是一次前向加反向（损失为输出的平方和，对层的参数
+    求梯度，GRU 要沿时间反向传播）。两种层在每个长度上轮流计时，机器负载的变化对
+    两者一样。返回的字典有 ``"n"``、``"rnn_ms"``、``"attention_ms"`` 三列；``training``
+    为真时还有 ``"rnn_train_ms"`` 与 ``"attention_train_ms"`` 两列。时间以毫秒计。
     """
     keras.utils.set_random_seed(0)
-    gru = keras.layers.GRU(d_model, return_sequences=True)
-    mha = MiniMultiHeadAttention(d_model, heads)
-    fns = {"rnn": tf.function(lambda x: gru(x), autograph=False),
-           "attention": tf.function(lambda x: mha(x), autograph=False)}
-    rows = {"n": [], "rnn_ms": [], "attention_ms": []}
+    layers = {"rnn": keras.layers.GRU(d_model, return_sequences=True),
+              "attention": MiniMultiHeadAttention(d_model, heads)}
+    fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False)
+           for name, layer in layers.items()}
+    if training:
+        fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x))
+                for name, layer in layers.items()}
+    rows = {"n": []} | {f"{name}_ms": [] for name in fns}
     for n in lengths:
         x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
         seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=1, repeats=repeats)
         rows["n"].append(n)
-        rows["rnn_ms"].append(1e3 * seconds["rnn"])
-        rows["attention_ms"].append(1e3 * seconds["attention"])
-        log(f"  n={n:5d}  GRU {rows['rnn_ms'][-1]:8.2f} ms  attention {rows['attention_ms'][-1]:8.2f} ms")
+        for name in fns:
+            rows[f"{name}_ms"].append(1e3 * seconds[name])
+        log(f"  n={n:5d}  " + "  ".join(f"{name} {1e3 * seconds[name]:8.2f} ms" for name in fns))
+    return rows
+
+
+@functools.cache
+def sequence_layer(kind, d_model=64, heads=4):
+    """一个新建的 GRU（``kind="rnn"``）或 MiniMultiHeadAttention（``kind="attention"``）的 ``tf.function``。"""
+    keras.utils.set_random_seed(0)
+    if kind == "rnn":
+        layer = keras.layers.GRU(d_model, return_sequences=True)
+    elif kind == "attention":
+        layer = MiniMultiHeadAttention(d_model, heads)
+    else:
+        raise ValueError(f"kind must be 'rnn' or 'attention', got {kind!r}.")
+    return tf.function(lambda x: layer(x), autograph=False)
+
+
+def run_sequence_layer(kind, x):
+    """用 :func:`sequence_layer` 的层处理 ``x`` ；定义在模块一级，子进程才能 pickle 它。"""
+    return sequence_layer(kind, x.shape[-1])(x)
+
+
+def prepare_sequence_layer(kind, batch, n, d_model):
+    """先用一个小输入预热这一层，再返回形状为 ``(batch, n, d_model)`` 的输入。"""
+    run_sequence_layer(kind, tf.zeros((1, 8, d_model))).numpy()
+    return (tf.random.stateless_normal((batch, n, d_model), seed=(0, n)),)
+
+
+def measure_sequence_memory(lengths, batch=1, d_model=64):
+    """GRU 与注意力前向一次的峰值内存增长（MiB），每个读数在新的子进程里测。
+
+    注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
+    本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
+    """
+    kinds = ("rnn", "attention")
+    calls = [(run_sequence_layer, (kind,), prepare_sequence_layer, (kind, batch, n, d_model))
+             for kind in kinds for n in lengths]
+    peaks = iter(cost.peak_memories(calls))
+    rows = {"n": list(lengths)}
+    for kind in kinds:
+        rows[f"{kind}_mib"] = [next(peaks).growth_mib for _ in lengths]
     return rows
 
 
@@ -208,7 +255,11 @@ def _target(name, measured, op, goal, note=""):
 
 
 def evaluate_targets(mha, variants, slope_from=2048):
-    """The benchmark's targets as a list of ``{name, measured, target, passed, note}``."""
+    """基准测试的各项目标，返回 ``{name, measured, target, passed, note}`` 的列表。
+
+    ``mha`` 与 ``variants`` 是 :func:`measure_mha` 与 :func:`measure_variants` 的结果；
+    时间的对数斜率只用 ``n >= slope_from`` 的点拟合（没有这样的点时用全部的点）。
+    """
     targets = [
         _target("forward speed-up vs keras.layers.MultiHeadAttention",
                 mha["forward_speedup_vs_keras"], ">=", 1.2),

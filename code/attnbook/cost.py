@@ -1,12 +1,12 @@
-"""The cost ledger (成本账): timings, peak memory, the n² score table and serial steps.
+"""成本账：计时、峰值内存、按 n² 增长的打分表，以及运算量的估算。
 
-Every function returns plain data (numbers, tuples, dicts or frozen dataclasses that
-``dataclasses.asdict`` turns into dicts), so a page can print it and a benchmark can
-write it to JSON. Timings are wall-clock times on the machine that runs them; compare
-them only side by side within one run.
+每个函数都返回普通数据（数字、元组、字典，或能用 ``dataclasses.asdict`` 转成字典的
+冻结数据类），页面可以直接打印，基准测试可以写成 JSON。计时是运行它的那台机器上的
+墙钟时间，只能在同一次运行里并排比较。
 """
 
 import dataclasses
+import functools
 import multiprocessing
 import statistics
 import time
@@ -20,11 +20,12 @@ from . import _checks
 
 
 def score_table(n, batch=1, heads=1, bytes_per_score=4, n_k=None):
-    """Size of the full score table ``(batch, heads, n, n_k)`` of self-attention.
+    """完整打分表 ``(batch, heads, n, n_k)`` 的大小；默认 ``n_k = n``，即自注意力。
 
-    Returns a dict: ``pairs`` (query-key pairs of one sequence and head, n · n_k),
-    ``entries`` (batch · heads · pairs) and ``bytes`` / ``mib`` for ``bytes_per_score``
-    bytes per entry (4 for float32). ``score_table(1000)["pairs"]`` is 1,000,000.
+    返回一个字典：``pairs`` 是一个序列、一个头里的查询-键对数 n · n_k；``entries``
+    是 batch · heads · pairs；``bytes`` 与 ``mib`` 按每个分数 ``bytes_per_score`` 字节
+    计算（float32 为 4）；另外原样带回 ``n``、``n_k``、``batch``、``heads``。
+    ``score_table(1000)["pairs"]`` 是 1,000,000。参数不是正整数时抛出 ``ValueError``。
     """
     n_k = n if n_k is None else n_k
     for name, value in [("n", n), ("n_k", n_k), ("batch", batch), ("heads", heads),
@@ -38,12 +39,12 @@ def score_table(n, batch=1, heads=1, bytes_per_score=4, n_k=None):
 
 
 def mha_forward_flops(batch, n, d_model, n_k=None):
-    """Floating-point operations of one multi-head attention forward pass.
+    """多头注意力一次前向计算的浮点运算次数。
 
-    Counts the four projections (query, key, value, output: ``2 · rows · d_model²``
-    each) and the two products ``Q Kᵀ`` and ``weights · V`` (``2 · batch · n · n_k ·
-    d_model`` each, summed over heads). Softmax, bias and reshapes are not counted, so
-    the count is a lower bound on the work. A multiply-add is 2 operations.
+    计入四个投影（查询、键、值、输出，各 ``2 · 行数 · d_model²``，查询与输出的行数是
+    ``batch · n``，键与值的是 ``batch · n_k``）和两个乘积 ``Q Kᵀ`` 与 ``weights · V``
+    （各 ``2 · batch · n · n_k · d_model``，已对各头求和）。softmax、偏置和变形不计入，
+    所以这是工作量的下界。一次乘加算 2 次运算。
     """
     n_k = n if n_k is None else n_k
     for name, value in [("batch", batch), ("n", n), ("d_model", d_model), ("n_k", n_k)]:
@@ -54,10 +55,10 @@ def mha_forward_flops(batch, n, d_model, n_k=None):
 
 
 def loglog_slope(x, y):
-    """Least-squares slope of ``log y`` against ``log x``: y ∝ xᵏ gives k.
+    """``log y`` 对 ``log x`` 的最小二乘斜率：若 y ∝ xᵏ，得到 k。
 
-    Linear cost gives about 1, the score table about 2. Needs at least two distinct
-    positive ``x`` and positive ``y``.
+    线性成本约为 1，打分表约为 2。``x`` 与 ``y`` 须是等长的一维序列，``x`` 至少有两个
+    不同的正值，``y`` 全为正，否则抛出 ``ValueError``。
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -76,7 +77,7 @@ def loglog_slope(x, y):
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    """Wall-clock seconds of one call: the median and every repeat (warm-ups excluded)."""
+    """一次调用的墙钟时间（秒）：中位数与每次重复的时间，不含预热。"""
 
     median_s: float
     times_s: tuple
@@ -88,12 +89,12 @@ class Timing:
 
 
 def time_call(fn, *args, repeats=7, warmup=2, **kwargs):
-    """Time ``fn(*args, **kwargs)``: ``warmup`` untimed calls, then ``repeats`` timed ones.
+    """给 ``fn(*args, **kwargs)`` 计时：先预热 ``warmup`` 次，再计时 ``repeats`` 次。
 
-    The warm-up calls absorb one-off costs such as tracing a ``tf.function``. Each timed
-    call waits until its result is ready (TensorFlow results are fetched with
-    ``.numpy()``, a no-copy view on CPU). Returns a :class:`Timing`; the median resists
-    the odd slow repeat of a busy machine.
+    预热调用吸收一次性的开销，例如 ``tf.function`` 的追踪。每次计时的调用都等到结果
+    算完为止（TensorFlow 的结果用 ``.numpy()`` 取回，在 CPU 上不复制）。返回一个
+    :class:`Timing`；机器繁忙时偶尔有一次慢，中位数不受它影响。``repeats`` 不是正整数
+    或 ``warmup`` 不是非负整数时，抛出 ``ValueError``。
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats <= 0:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}.")
@@ -126,11 +127,11 @@ def _wait(result):
 
 @dataclasses.dataclass(frozen=True)
 class PeakMemory:
-    """Resident memory of a call in a fresh process, in bytes.
+    """一次调用在新进程里占用的常驻内存，单位为字节。
 
-    ``baseline_bytes`` is resident before the call (after ``setup``), ``peak_bytes`` the
-    highest resident size during it, and ``growth_bytes`` their difference: what the
-    call itself needed at its peak. ``method`` says how the peak was read.
+    ``baseline_bytes`` 是调用前（``setup`` 之后）的常驻内存，``peak_bytes`` 是调用期间
+    的最高值，``growth_bytes`` 是二者之差，即调用本身在峰值时多用的内存。``method``
+    说明峰值是怎么读到的。
     """
 
     baseline_bytes: int
@@ -144,24 +145,24 @@ class PeakMemory:
 
 
 def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
-    """Measure the peak resident memory of ``fn(*args, *setup(*setup_args))``.
+    """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存。
 
-    The call runs in a fresh Python process (``multiprocessing`` "spawn"), so memory
-    that this process already holds, or that earlier measurements left in the
-    allocator, cannot hide or inflate the result. ``setup`` (optional) runs first in
-    that process, for example to build the inputs and warm up, and is not counted.
-    ``fn``, ``setup`` and all arguments must be picklable: module-level functions and
-    plain data, not lambdas.
+    调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
+    都不会掩盖或抬高结果。平台支持时，子进程从一个 forkserver 分叉而来：它只导入过一次
+    attnbook（因而也导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，
+    而不是一次 TensorFlow 导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
+    里运行，例如构造输入、预热，不计入结果。``fn``、``setup`` 与所有参数都必须能被
+    pickle：用模块级函数和普通数据，不能用 lambda。
 
-    TensorFlow allocates outside Python's allocator, so ``tracemalloc`` cannot see it;
-    the operating system's count of resident pages can. On Linux the peak counter
-    (VmHWM) is reset just before the call (``/proc/self/clear_refs``); elsewhere the
-    process's lifetime maximum (``ru_maxrss``) is used, which can only overestimate.
+    TensorFlow 不经过 Python 的分配器申请内存，``tracemalloc`` 看不到它，操作系统统计的
+    常驻页面却看得到。在 Linux 上，峰值计数器（VmHWM）在调用前一刻清零
+    （``/proc/self/clear_refs``）；其他系统上用进程生命期内的最大值（``ru_maxrss``），
+    只会偏大。
 
-    Returns a :class:`PeakMemory`. Raises ``RuntimeError`` if the call fails or takes
-    longer than ``timeout_s`` seconds.
+    返回一个 :class:`PeakMemory`。调用失败或超过 ``timeout_s`` 秒时抛出
+    ``RuntimeError``。
     """
-    ctx = multiprocessing.get_context("spawn")
+    ctx = _child_context()
     receiver, sender = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_measure_in_child, args=(sender, fn, args, setup, setup_args))
     process.start()
@@ -181,6 +182,30 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     if status == "error":
         raise RuntimeError(f"peak_memory: the call failed in the child process:\n{payload}")
     return PeakMemory(**payload)
+
+
+def peak_memories(calls, workers=2):
+    """对 ``calls`` 里的每个 ``(fn, args, setup, setup_args)`` 调用 :func:`peak_memory`。
+
+    每个读数都在自己的子进程里测，互不干扰，所以最多 ``workers`` 个子进程同时运行。
+    返回与 ``calls`` 同序的 :class:`PeakMemory` 列表。
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(peak_memory, fn, *args, setup=setup, setup_args=setup_args)
+                   for fn, args, setup, setup_args in calls]
+        return [future.result() for future in futures]
+
+
+@functools.cache
+def _child_context():
+    """平台支持时，返回预先导入了 attnbook 的 forkserver；否则用 "spawn"。"""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["attnbook"])
+    return ctx
 
 
 def _measure_in_child(sender, fn, args, setup, setup_args):
@@ -237,7 +262,7 @@ def _maxrss_bytes():
 
 
 def format_bytes(nbytes):
-    """A byte count in the largest binary unit that keeps it ≥ 1: '39.1 KiB', '2.3 TiB'."""
+    """用能让数值不小于 1 的最大二进制单位写出字节数，如 ``'39.1 KiB'``。"""
     if nbytes < 0:
         raise ValueError(f"nbytes must be >= 0, got {nbytes}.")
     value, unit = float(nbytes), "B"
@@ -249,6 +274,7 @@ def format_bytes(nbytes):
 
 
 __all__ = [
-    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memory",
+    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
+    "peak_memory",
     "score_table", "time_call",
 ]

@@ -1,15 +1,15 @@
-"""Attention for long sequences without an n × n table: the variants that the text names.
+"""不存 n × n 打分表的长序列注意力：正文点名的几种变体。
 
-- :func:`sliding_window_attention` (滑动窗口): each query sees only its neighbours, so the
-  cost is ``O(n · window)``.
-- :func:`linear_attention` (线性注意力): a kernel feature map replaces the softmax, so the
-  products can be regrouped as ``φ(Q) (φ(K)ᵀ V)`` and cost ``O(n · d_k · d_v)``.
-- :func:`chunked_attention` (分块): exact softmax attention computed one block of keys at a
-  time with a running maximum and a running sum (online softmax, as in FlashAttention),
-  so memory is ``O(n · chunk_size)`` while the arithmetic stays ``O(n²)``.
+- 滑动窗口注意力 :func:`sliding_window_attention`：每个查询只看邻近的位置，
+  成本是 ``O(n · window)``。
+- 线性注意力 :func:`linear_attention`：用核特征映射代替 softmax，乘积可以重新
+  结合成 ``φ(Q) (φ(K)ᵀ V)``，成本是 ``O(n · d_k · d_v)``。
+- 分块注意力 :func:`chunked_attention`：精确的 softmax 注意力，每次只处理一块键，
+  靠运行最大值与运行和逐块累加（在线 softmax，FlashAttention 的做法），内存是
+  ``O(n · chunk_size)``，运算量仍是 ``O(n²)``。
 
-Each function returns the output only, shaped ``(..., n_q, d_v)``: none of them ever
-holds the full ``(..., n_q, n_k)`` weight table, so there is none to return.
+每个函数只返回输出 ``(..., n_q, d_v)``：它们都不会存下完整的 ``(..., n_q, n_k)``
+权重表，所以也没有权重可返回。
 """
 
 from . import _checks
@@ -70,33 +70,33 @@ def _to_float32(*tensors):
 
 
 def sliding_window_attention(query, key, value, window, causal=False, mask=None):
-    """Softmax attention restricted to a band: query ``i`` sees key ``j`` iff ``|i - j| <= window``.
+    """滑动窗口注意力：查询 ``i`` 只看满足 ``|i - j| <= window`` 的键 ``j``。
 
-    With ``causal=True`` the band is one-sided, ``i - window <= j <= i``. The result equals
-    :func:`attnbook.scaled_dot_product_attention` with the matching band mask, but the
-    work is done per block: queries are cut into blocks of ``B = max(window, 64)``
-    positions, and each block attends only to its own and its two neighbouring key
-    blocks (one, the previous, when causal): a ``(B, 3B)`` (or ``(B, 2B)``) score tile.
-    Time and memory are ``O(n_q · B)``, never ``O(n_q · n_k)``. Position ``i`` of the queries lines up with position ``i`` of the
-    keys, as in ``keras.layers.MultiHeadAttention(sliding_window=window + 1)``, whose
-    band is ``|i - j| < sliding_window``.
+    ``causal=True`` 时窗口只朝前：``i - window <= j <= i``。结果与
+    :func:`attnbook.scaled_dot_product_attention` 配上同样的带状掩码相同，但按块计算：
+    查询每 ``B = max(min(window, max(n_q, n_k)), 64)`` 个位置切成一块，每块只看
+    自己和左右相邻的两块键（因果时只看自己和前一块），也就是一块 ``(B, 3B)``
+    （或 ``(B, 2B)``）的分数。时间与内存是 ``O(n_q · B)``，而不是 ``O(n_q · n_k)``。
+    查询的位置 ``i`` 与键的位置 ``i`` 对齐，这与
+    ``keras.layers.MultiHeadAttention(sliding_window=window + 1)`` 相同，后者的带是
+    ``|i - j| < sliding_window``。
 
     Args:
-        query: ``(..., n_q, d_k)``; ``n_q`` must be known statically.
-        key: ``(..., n_k, d_k)``.
-        value: ``(..., n_k, d_v)``.
-        window: positive int, the largest allowed distance ``|i - j|``.
-        causal: if True, keys after the query are not allowed either.
-        mask: optional boolean, broadcastable to ``(..., n_q, n_k)``, True = may attend;
-            combined with the band by AND. A key-padding mask ``(..., 1, n_k)`` keeps the
-            cost linear; a full ``(..., n_q, n_k)`` mask is read only inside the band.
+        query: 查询 ``(..., n_q, d_k)``；``n_q`` 必须在静态形状中已知。
+        key: 键 ``(..., n_k, d_k)``；``n_k`` 也必须已知。
+        value: 值 ``(..., n_k, d_v)``。
+        window: 正整数，允许的最大距离 ``|i - j|``。
+        causal: 为 True 时，查询之后的键也不能看。
+        mask: 可选的布尔掩码，可广播到 ``(..., n_q, n_k)``，True 表示可以看；与带状
+            范围取逻辑与。键的填充掩码 ``(..., 1, n_k)`` 不会破坏线性成本；完整的
+            ``(..., n_q, n_k)`` 掩码只读取带内的部分。
 
     Returns:
-        The output, ``(..., n_q, d_v)``. A query with no allowed key gets zeros.
+        输出 ``(..., n_q, d_v)``。一个键都不能看的查询得到全 0。
 
     Raises:
-        ValueError: on a non-positive ``window``, an unknown sequence length, or any
-            input that :func:`attnbook.scaled_dot_product_attention` rejects.
+        ValueError: ``window`` 不是正整数、序列长度未知，或者输入会被
+            :func:`attnbook.scaled_dot_product_attention` 拒绝。
     """
     window = _checks.positive_int("window", window)
     query, key, value = _checks.check_qkv(query, key, value)
@@ -170,38 +170,38 @@ def _mask_tiles(mask, windows, blocks, block, tail, idx):
 
 
 def elu_plus_one(x):
-    """φ(x) = elu(x) + 1, the positive feature map of Katharopoulos et al. (2020)."""
+    """φ(x) = elu(x) + 1，Katharopoulos 等人（2020）使用的正值特征映射。"""
     return tf.nn.elu(x) + 1.0
 
 
 def linear_attention(query, key, value, feature_map=elu_plus_one, causal=False, chunk_size=64):
-    """Kernelized ("linear") attention: softmax(q·k) is replaced by φ(q)·φ(k).
+    """线性注意力（核化注意力）：用 φ(q)·φ(k) 代替 softmax 里的 exp(q·k)。
 
-    ``out_i = Σ_j (φ(q_i)·φ(k_j)) v_j / Σ_j φ(q_i)·φ(k_j)``, computed as
-    ``φ(Q) (φ(K)ᵀ V)`` so that no ``n_q × n_k`` table exists (Katharopoulos et al., 2020,
-    "Transformers are RNNs"). There is no ``1/√d_k`` scaling, as in the paper.
+    ``out_i = Σ_j (φ(q_i)·φ(k_j)) v_j / Σ_j φ(q_i)·φ(k_j)``，按 ``φ(Q) (φ(K)ᵀ V)``
+    的顺序计算，所以 ``n_q × n_k`` 的表从不出现（Katharopoulos 等人，2020，
+    “Transformers are RNNs”）。与论文一样，这里没有 ``1/√d_k`` 的缩放。
 
-    Non-causal: time ``O((n_q + n_k) · d_k · d_v)``, memory ``O(d_k · d_v)`` beyond the
-    inputs and output. Causal (``j <= i``): the running sums ``Σ_{j<=i} φ(k_j) v_jᵀ`` are
-    taken per chunk of ``chunk_size`` positions (a prefix sum over chunk totals) plus a
-    masked ``chunk_size × chunk_size`` product inside each chunk, so memory is
-    ``O(n · (chunk_size + d_k · d_v / chunk_size))`` rather than the ``O(n · d_k · d_v)``
-    of a cumulative sum over every position's outer product.
+    非因果：时间 ``O((n_q + n_k) · d_k · d_v)``，除输入和输出外，内存为
+    ``O(d_k · d_v)``。因果（``j <= i``）：累计和 ``Σ_{j<=i} φ(k_j) v_jᵀ`` 每
+    ``chunk_size`` 个位置算一块（对各块的总和做前缀和），块内再做一个带掩码的
+    ``chunk_size × chunk_size`` 乘积，所以内存是
+    ``O(n · (chunk_size + d_k · d_v / chunk_size))``，而不是对每个位置的外积逐个
+    累加时的 ``O(n · d_k · d_v)``。
 
     Args:
-        query: ``(..., n_q, d_k)``.
-        key: ``(..., n_k, d_k)``.
-        value: ``(..., n_k, d_v)``.
-        feature_map: maps ``(..., n, d_k)`` to non-negative features ``(..., n, d_φ)``.
-        causal: if True, query ``i`` sees keys ``j <= i`` only (needs static lengths).
-        chunk_size: positive int, the chunk length of the causal form.
+        query: 查询 ``(..., n_q, d_k)``。
+        key: 键 ``(..., n_k, d_k)``。
+        value: 值 ``(..., n_k, d_v)``。
+        feature_map: 把 ``(..., n, d_k)`` 映射成非负特征 ``(..., n, d_φ)`` 的函数。
+        causal: 为 True 时，查询 ``i`` 只看 ``j <= i`` 的键（需要静态已知的长度）。
+        chunk_size: 正整数，因果形式的分块长度。
 
     Returns:
-        The output, ``(..., n_q, d_v)``. A query whose normaliser is 0 gets zeros.
+        输出 ``(..., n_q, d_v)``。归一化分母为 0 的查询得到全 0。
 
     Raises:
-        ValueError: on a non-positive ``chunk_size``, a non-callable ``feature_map``, or
-            any input that :func:`attnbook.scaled_dot_product_attention` rejects.
+        ValueError: ``chunk_size`` 不是正整数、``feature_map`` 不可调用，或者输入
+            会被 :func:`attnbook.scaled_dot_product_attention` 拒绝。
     """
     chunk_size = _checks.positive_int("chunk_size", chunk_size)
     if not callable(feature_map):
@@ -244,33 +244,32 @@ def _causal_linear(phi_q, phi_k, value, chunk):
 
 
 def chunked_attention(query, key, value, chunk_size, mask=None):
-    """Exact softmax attention over key blocks with an online softmax (FlashAttention's idea).
+    """分块注意力：逐块读键，用在线 softmax 算出精确的 softmax 注意力。
 
-    The keys and values are read ``chunk_size`` positions at a time. For every query a
-    running maximum ``m``, a running normaliser ``l`` and a running weighted sum are
-    updated per block and rescaled by ``exp(m_old - m_new)`` whenever the maximum grows
-    (Milakov & Gimelshein 2018; Dao et al. 2022). The result equals
-    :func:`attnbook.scaled_dot_product_attention`, but the largest intermediate is
-    ``(..., n_q, chunk_size)``, so the forward pass needs ``O(n_q · chunk_size)`` memory
-    instead of ``O(n_q · n_k)``; the arithmetic is still ``O(n_q · n_k · d)``.
-    Differentiating through it is possible but stores every block's weights for the
-    backward pass (``O(n_q · n_k)`` again); FlashAttention avoids that with a custom
-    backward pass that recomputes them, which this teaching version does not have.
+    这是 FlashAttention 的思路：键和值每次读 ``chunk_size`` 个位置，每个查询维护
+    一个运行最大值 ``m``、一个运行归一化和 ``l`` 与一个运行加权和，每块更新一次；
+    最大值变大时，旧的累计量乘以 ``exp(m_old - m_new)`` 重新缩放（Milakov 与
+    Gimelshein，2018；Dao 等人，2022）。
+    结果与 :func:`attnbook.scaled_dot_product_attention` 相同，但最大的中间量只有
+    ``(..., n_q, chunk_size)``，所以前向计算只需 ``O(n_q · chunk_size)`` 的内存，
+    而不是 ``O(n_q · n_k)``；运算量仍是 ``O(n_q · n_k · d)``。可以对它求导，但反向
+    传播要存下每一块的权重（又是 ``O(n_q · n_k)``）；FlashAttention 用一个重新计算
+    这些权重的自定义反向传播避开了这一点，这个教学版本没有。
 
     Args:
-        query: ``(..., n_q, d_k)``.
-        key: ``(..., n_k, d_k)``; ``n_k`` must be known statically.
-        value: ``(..., n_k, d_v)``.
-        chunk_size: positive int, keys per block.
-        mask: optional boolean, broadcastable to ``(..., n_q, n_k)``, True = may attend.
+        query: 查询 ``(..., n_q, d_k)``。
+        key: 键 ``(..., n_k, d_k)``；``n_k`` 必须在静态形状中已知。
+        value: 值 ``(..., n_k, d_v)``。
+        chunk_size: 正整数，每块的键数。
+        mask: 可选的布尔掩码，可广播到 ``(..., n_q, n_k)``，True 表示可以看。
 
     Returns:
-        The output, ``(..., n_q, d_v)``. A query with no allowed key gets zeros, never NaN.
-        Half-precision inputs are accumulated in float32 and cast back.
+        输出 ``(..., n_q, d_v)``。一个键都不能看的查询得到全 0，不会是 NaN。
+        半精度输入在 float32 中累加，再转回原来的类型。
 
     Raises:
-        ValueError: on a non-positive ``chunk_size``, an unknown ``n_k``, or any input
-            that :func:`attnbook.scaled_dot_product_attention` rejects.
+        ValueError: ``chunk_size`` 不是正整数、``n_k`` 未知，或者输入会被
+            :func:`attnbook.scaled_dot_product_attention` 拒绝。
     """
     chunk_size = _checks.positive_int("chunk_size", chunk_size)
     query, key, value = _checks.check_qkv(query, key, value)

@@ -1,9 +1,9 @@
-"""Boolean attention masks (True = "this query may attend to this key"), and the
-manuscript's pitfall of forgetting the padding mask, measured.
+"""布尔注意力掩码（True 表示“这个查询可以看这个键”），以及正文所说常见坑的实测：
+忘了加填充掩码。
 
-Every mask here broadcasts to the score shape ``(..., n_q, n_k)`` of
-:func:`attnbook.scaled_dot_product_attention` and to the ``attention_mask=`` of
-:class:`attnbook.MiniMultiHeadAttention` (the Keras convention).
+这里的每个掩码都能广播到 :func:`attnbook.scaled_dot_product_attention` 的分数形状
+``(..., n_q, n_k)``，也能直接交给 :class:`attnbook.MiniMultiHeadAttention` 的
+``attention_mask=``，与 Keras 的约定相同。
 """
 
 import dataclasses
@@ -61,22 +61,21 @@ def _expand(key_mask, n_q):
 
 
 def padding_mask(lengths, max_len, n_q=None):
-    """Mask out the padding at the end of each sequence.
+    """填充掩码：遮住每个序列末尾为了凑齐长度而补上的填充位置。
 
     Args:
-        lengths: integers ``(batch,)``, the number of real positions of each sequence,
-            each in ``0 .. max_len``.
-        max_len: the padded length, i.e. the number of keys ``n_k``.
-        n_q: optional number of queries. Without it the mask is ``(batch, 1, n_k)``,
-            which broadcasts over any number of queries; with it, ``(batch, n_q, n_k)``.
+        lengths: 整数 ``(batch,)``，每个序列真实位置的个数，各在 ``0 .. max_len`` 之间。
+        max_len: 填充后的长度，也就是键的个数 ``n_k``。
+        n_q: 可选的查询个数。不给时掩码形状为 ``(batch, 1, n_k)``，可广播到任意个
+            查询；给出时为 ``(batch, n_q, n_k)``。
 
     Returns:
-        A boolean tensor, True at real key positions (``key < length``). A sequence of
-        length 0 gives rows with no allowed key, whose weights are all zero.
+        布尔张量，在真实的键位置（``key < length``）为 True。长度为 0 的序列，
+        每一行都没有可看的键，注意力权重全为 0。
 
     Raises:
-        ValueError: if lengths is not a 1-D integer sequence, a length is negative or
-            exceeds ``max_len``, or ``max_len``/``n_q`` is not a positive integer.
+        ValueError: ``lengths`` 不是一维整数序列，某个长度为负或超过 ``max_len``，
+            或者 ``max_len``、``n_q`` 不是正整数。
     """
     max_len = _checks.positive_int("max_len", max_len)
     n_q = _optional_n_q(n_q)
@@ -86,10 +85,11 @@ def padding_mask(lengths, max_len, n_q=None):
 
 
 def padding_mask_from_tokens(tokens, pad_id=0, n_q=None):
-    """Mask out the positions of a padded token batch that hold ``pad_id``.
+    """由填充后的词元批次得到填充掩码：值为 ``pad_id`` 的位置被遮住。
 
-    tokens: integers ``(batch, n_k)``. Returns a boolean mask ``(batch, 1, n_k)``, or
-    ``(batch, n_q, n_k)`` when ``n_q`` is given; True where ``tokens != pad_id``.
+    ``tokens`` 是整数 ``(batch, n_k)``。返回布尔掩码 ``(batch, 1, n_k)``，给出 ``n_q``
+    时为 ``(batch, n_q, n_k)``；在 ``tokens != pad_id`` 处为 True。``tokens`` 不是
+    二维整数张量、``pad_id`` 不是整数或 ``n_q`` 不是正整数时，抛出 ``ValueError``。
     """
     tokens = tf.convert_to_tensor(tokens)
     if not tokens.dtype.is_integer:
@@ -102,17 +102,17 @@ def padding_mask_from_tokens(tokens, pad_id=0, n_q=None):
 
 
 def causal_mask(n):
-    """Lower-triangular ``(n, n)`` mask: query i may attend to keys 0..i, never later ones."""
+    """因果掩码：下三角的 ``(n, n)`` 布尔矩阵，查询 i 只能看键 0..i，看不到之后的键。"""
     n = _checks.positive_int("n", n)
     return tf.constant(np.tril(np.ones((n, n), dtype=bool)))
 
 
 def combine_masks(*masks):
-    """Logical AND of boolean masks, broadcast together (e.g. padding AND causal).
+    """把几个布尔掩码广播到一起，再取逻辑与（例如填充掩码与因果掩码）。
 
-    ``padding_mask(lengths, n)`` ``(batch, 1, n)`` combined with ``causal_mask(n)``
-    ``(n, n)`` gives ``(batch, n, n)``: a query may attend to a key only if every mask
-    allows it.
+    ``padding_mask(lengths, n)`` 的 ``(batch, 1, n)`` 与 ``causal_mask(n)`` 的
+    ``(n, n)`` 合起来是 ``(batch, n, n)``：只有每个掩码都允许，查询才能看这个键。
+    没有传入掩码、某个掩码不是布尔型或它们不能一起广播时，抛出 ``ValueError``。
     """
     if not masks:
         raise ValueError("combine_masks needs at least one mask, got none.")
@@ -140,13 +140,12 @@ def combine_masks(*masks):
 
 @dataclasses.dataclass
 class PaddingLeak:
-    """What the padding does to a layer's outputs, without and with a padding mask.
+    """填充对一层输出的影响，不加填充掩码（``*_unmasked``）与加了（``*_masked``）各一组。
 
-    ``change`` fields: the largest absolute change of an output at a real position
-    when only the padding's values change. ``pad_weight`` fields: the total weight
-    that a real query of a padded sequence gives to the padded keys, averaged over
-    those queries and the heads. ``weights``
-    fields: the layer's weights on the zero-padded batch, ``(batch, heads, n, n)``.
+    ``change_*``：只改变填充位置的值时，真实位置上的输出最大改变了多少（绝对值）。
+    ``pad_weight_*``：有填充的序列里，真实位置的查询分给填充位置的键的权重之和，
+    对这些查询和各个头取平均。``weights_*``：这一层在传入的批次上给出的注意力权重，
+    形状 ``(batch, heads, n, n)``。
     """
 
     change_unmasked: float
@@ -165,19 +164,22 @@ def _replace_padding(x, lengths, seed):
 
 
 def padding_leak(layer, x, lengths, seed=1):
-    """Run a self-attention ``layer`` on a padded batch with and without a padding mask.
+    """在有填充的批次上运行自注意力层 ``layer``，不加与加填充掩码各测一次。
+
+    每次都运行两遍：一遍用原来的 ``x``，一遍把填充位置换成 N(0, 1) 噪声，
+    比较真实位置上的输出。
 
     Args:
-        layer: a :class:`attnbook.MiniMultiHeadAttention` (any layer that takes
-            ``attention_mask=`` and ``return_attention_scores=True`` will do).
-        x: the padded batch ``(batch, n, features)``, e.g. from
-            :func:`attnbook.toy.padded_batch`.
-        lengths: ``(batch,)`` real lengths; positions ``>= length`` are padding.
-        seed: seed of the noise that replaces the padding in the second run.
+        layer: 一个 :class:`attnbook.MiniMultiHeadAttention`；任何接受
+            ``attention_mask=`` 与 ``return_attention_scores=True`` 的层都可以。
+        x: 有填充的批次 ``(batch, n, features)``，例如来自
+            :func:`attnbook.toy.padded_batch`。
+        lengths: 真实长度 ``(batch,)``；位置 ``>= length`` 是填充。
+        seed: 替换填充位置的噪声的种子。
 
     Returns:
-        A :class:`PaddingLeak`. Without the mask, outputs at real positions move when
-        the padding moves and the padding takes weight; with it, both are exactly 0.
+        一个 :class:`PaddingLeak`。不加掩码时，填充一变，真实位置的输出跟着变，
+        填充位置也分走了权重；加了掩码，这两个量都恰好为 0。
     """
     x = np.asarray(x)
     mask = padding_mask(lengths, x.shape[1])

@@ -1,7 +1,7 @@
-"""Count what runs in parallel and what runs in series.
+"""数一数什么是并行算的，什么是串行算的。
 
-The manuscript contrasts one matrix multiplication that scores all positions at once
-with an RNN that calls its cell once per time step. These helpers count both.
+正文拿两件事对比：一次矩阵乘法就给所有位置打完分，而 RNN 每个时步都要调用一次它的
+单元。这里的两个函数把这两样都数出来。
 """
 
 import keras
@@ -12,7 +12,7 @@ _MATMUL_OPS = {"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"}
 
 
 def matmul_ops(fn, *args):
-    """Number of matrix-multiplication ops in the graph ``tf.function`` traces for ``fn(*args)``."""
+    """``tf.function`` 为 ``fn(*args)`` 追踪出的计算图里，矩阵乘法算子的个数。"""
     graph = tf.function(fn).get_concrete_function(*args).graph
     return sum(op.type in _MATMUL_OPS for op in graph.get_operations())
 
@@ -30,11 +30,11 @@ class _CountingCell(keras.layers.SimpleRNNCell):
 
 
 def count_rnn_cell_calls(x, units):
-    """Run a SimpleRNN over ``x`` ``(batch, n, features)``; return how often its cell ran.
+    """让 SimpleRNN 处理 ``x`` ``(batch, n, features)``，返回它的单元被调用的次数。
 
-    The RNN is unrolled: one cell call per time step, each waiting for the previous
-    step's state, so the result is ``n``. (The ``tf.while_loop`` form runs the same n
-    steps, plus one extra call that TensorFlow's backend uses to infer output shapes.)
+    ``units`` 是 RNN 的隐藏维度。这个 RNN 是展开的：每个时步调用一次单元，每次都要
+    等上一步的状态，所以结果是 ``n``。（``tf.while_loop`` 的形式同样走 n 步，只是
+    TensorFlow 后端为了推断输出形状还会多调用一次。）只计前向计算，不计构建时的调用。
     """
     cell = _CountingCell(units)
     layer = keras.layers.RNN(cell, unroll=True)

@@ -1,10 +1,9 @@
-"""Why divide by √d_k: what the scale of the scores does to the softmax, measured.
+"""为什么要除以 √d_k：分数的尺度对 softmax 的影响，实测。
 
-For random queries and keys with N(0, 1) entries, a dot product of depth d_k has
-variance d_k. Unscaled, the scores grow like √d_k and the softmax saturates: one weight
-near 1, gradients near 0. Dividing by √d_k keeps the scores at unit variance for every
-depth. Dividing by √d_model = √(heads · d_k), the per-head mistake, shrinks them by a
-further √heads, so the softmax stays flatter than intended at every depth.
+查询与键的元素取自 N(0, 1) 时，维度为 d_k 的点积方差是 d_k。不缩放，分数随 √d_k 增大，
+softmax 进入饱和区：一个权重接近 1，梯度接近 0。除以 √d_k，分数在任何维度下方差都是 1。
+除以 √d_model = √(heads · d_k) 是多头里的常见错误，它把分数再缩小 √heads 倍，于是在每个
+维度下 softmax 都比应有的更平。
 """
 
 import numpy as np
@@ -17,18 +16,18 @@ SCALINGS = {
     "head_depth": lambda d_k, heads: np.sqrt(d_k),  # the right one: √d_k of one head
     "d_model": lambda d_k, heads: np.sqrt(heads * d_k),  # the mistake: √d_model
 }
-#: The statistics that :func:`measure_scaling` reports for each depth.
+#: :func:`measure_scaling` 对每个维度报告的统计量。
 METRICS = ("max_weight", "entropy", "grad_norm")
 DEPTHS = tuple(2**i for i in range(2, 10))  # 4 .. 512
 
 
 def softmax_stats(logits, upstream):
-    """Row statistics of ``softmax(logits)`` for logits ``(rows, n_k)``.
+    """``softmax(logits)`` 的逐行统计量，``logits`` 形状为 ``(rows, n_k)``。
 
-    Returns a dict of floats, each a mean over rows: ``max_weight`` (the largest
-    weight), ``entropy`` (in nats; ``log n_k`` is uniform, 0 is one-hot) and
-    ``grad_norm``, the norm of the gradient of ``sum(weights * upstream)`` with respect
-    to the logits, taken through the softmax with ``tf.GradientTape``.
+    返回一个浮点数字典，每项都是对各行的平均：``max_weight`` 是最大的权重；
+    ``entropy`` 是熵，单位 nat，均匀分布为 ``log n_k``，独热为 0；``grad_norm`` 是
+    ``sum(weights * upstream)`` 对 ``logits`` 的梯度范数，用 ``tf.GradientTape``
+    穿过 softmax 求得。``upstream`` 与 ``logits`` 同形。计算用 float64。
     """
     logits = tf.constant(logits, tf.float64)  # float64: saturated gradients stay > 0
     with tf.GradientTape() as tape:
@@ -46,16 +45,16 @@ def softmax_stats(logits, upstream):
 
 
 def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
-    """Softmax statistics over growing head depth d_k, for each way of scaling.
+    """每头维度 d_k 逐渐增大时，三种缩放方式下的 softmax 统计量。
 
-    For each ``d_k``, queries ``(n_queries, d_k)`` and keys ``(n_keys, d_k)`` are drawn
-    from N(0, 1) with a fixed seed, and so is the upstream gradient
-    ``(n_queries, n_keys)``; the same draws serve all three scalings. ``heads`` sets
-    ``d_model = heads · d_k`` for the mistaken scaling.
+    对每个 ``d_k``，用固定种子从 N(0, 1) 抽出查询 ``(n_queries, d_k)``、键
+    ``(n_keys, d_k)`` 与上游梯度 ``(n_queries, n_keys)``；三种缩放用的是同一批样本。
+    ``heads`` 决定错误缩放里的 ``d_model = heads · d_k``。
 
-    Returns plain data: ``{"d_k": [...], "heads": heads, "n_keys": n_keys,
-    "unscaled": {metric: [...]}, "head_depth": {...}, "d_model": {...}}``, with one
-    value per depth for each metric in :data:`METRICS`.
+    返回普通数据：``{"d_k": [...], "heads": heads, "n_keys": n_keys,
+    "unscaled": {metric: [...]}, "head_depth": {...}, "d_model": {...}}``，
+    :data:`METRICS` 里的每个统计量在每个维度上各有一个值。``unscaled`` 是不缩放，
+    ``head_depth`` 是除以 √d_k，``d_model`` 是除以 √d_model。
     """
     result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys}
     for name in SCALINGS:

@@ -1,6 +1,6 @@
-"""Small generated data sets and the toy model that learns to reverse digit sequences.
+"""生成出来的小数据集，以及学习把数字序列倒过来的玩具模型。
 
-Nothing here is downloaded: every array comes from a seeded NumPy generator.
+这里没有任何东西需要下载：每个数组都来自固定种子的 NumPy 随机数生成器。
 """
 
 import dataclasses
@@ -13,17 +13,21 @@ from .attention import MiniMultiHeadAttention
 
 
 def padded_batch(lengths, max_len=None, features=16, pad_value=0.0, seed=0):
-    """Random N(0, 1) sequences of the given lengths, padded at the end.
+    """给定长度的 N(0, 1) 随机序列，在末尾填充到同一长度。
 
     Args:
-        lengths: ``(batch,)`` real lengths.
-        max_len: padded length; defaults to the longest length.
-        features: size of each position's vector.
-        pad_value: the value written at padded positions (zero padding by default).
+        lengths: 真实长度 ``(batch,)``，非负整数。
+        max_len: 填充后的长度，默认取最长的长度。
+        features: 每个位置的向量维度。
+        pad_value: 填充位置写入的值（默认补零）。
+        seed: 随机数种子。
 
     Returns:
-        float32 array ``(batch, max_len, features)``; position ``t`` of sequence ``b``
-        is padding when ``t >= lengths[b]``.
+        float32 数组 ``(batch, max_len, features)``；``t >= lengths[b]`` 时，序列
+        ``b`` 的位置 ``t`` 是填充。
+
+    Raises:
+        ValueError: ``lengths`` 不是一维非负整数序列，或某个长度超过 ``max_len``。
     """
     lengths = np.asarray(lengths)
     if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 0):
@@ -42,26 +46,25 @@ def padded_batch(lengths, max_len=None, features=16, pad_value=0.0, seed=0):
 
 
 def reversal_data(n, length=8, vocab=10, seed=0):
-    """``n`` random digit sequences and their reversals: int32 ``(n, length)`` each."""
+    """``n`` 个随机数字序列及其倒序，各为 int32 ``(n, length)``。"""
     x = np.random.default_rng(seed).integers(0, vocab, size=(n, length), dtype="int32")
     return x, x[:, ::-1].copy()
 
 
 @keras.saving.register_keras_serializable(package="attnbook")
 class ReversalModel(keras.Model):
-    """A tiny encoder–decoder that reverses a digit sequence.
+    """把数字序列倒过来的极小编码器-解码器。
 
-    Encoder: token + position embeddings, one self-attention block (residual and
-    layer norm). Decoder: one learned query per output position asks the encoder,
-    through cross-attention, where its digit is; a Dense layer reads the digit off.
+    编码器：词元嵌入加位置编码（学出来的位置向量），再接一个自注意力块（残差连接与
+    层归一化）。解码器：每个输出位置有一个学出来的查询，通过交叉注意力向编码器问
+    “我的数字在哪”，再由一个 Dense 层读出这个数字。
 
-    The decoder's queries are learned positions, not teacher-forced tokens, so the only
-    way to solve the task is to route by position: the cross-attention weights
-    ``(n_out, n_in)`` must become the anti-diagonal (output i reads input n-1-i).
+    解码器的查询是学出来的位置，不是教师强制输入的词元，所以解这个任务只能按位置
+    路由：交叉注意力权重 ``(n_out, n_in)`` 必须变成反对角线（输出 i 读取输入 n-1-i）。
 
-    ``num_heads`` is the encoder's; the cross-attention has one head, so that its
-    weights are a single table. ``model(tokens)`` maps int ``(batch, length)`` to logits
-    ``(batch, length, vocab)``.
+    ``num_heads`` 是编码器自注意力的头数；交叉注意力只有一个头，这样它的权重就是
+    一张表。``model(tokens)`` 把整数 ``(batch, length)`` 映射为 logits
+    ``(batch, length, vocab)``。
     """
 
     def __init__(self, length=8, vocab=10, d_model=32, num_heads=4, **kwargs):
@@ -76,7 +79,7 @@ class ReversalModel(keras.Model):
         self.readout = keras.layers.Dense(vocab, name="readout")
 
     def encode(self, tokens):
-        """int ``(batch, length)`` -> encoder output ``(batch, length, d_model)``."""
+        """编码：整数 ``(batch, length)`` -> 编码器输出 ``(batch, length, d_model)``。"""
         if tokens.shape.rank != 2 or tokens.shape[-1] not in (None, self.length):
             raise ValueError(
                 f"tokens must be (batch, {self.length}) integers, got shape {tuple(tokens.shape)}."
@@ -93,17 +96,22 @@ class ReversalModel(keras.Model):
         return (logits, weights[:, 0]) if return_attention_scores else logits
 
     def cross_attention_weights(self, tokens):
-        """Cross-attention weights ``(batch, n_out, n_in)``: row i = where output i reads."""
+        """交叉注意力权重 ``(batch, n_out, n_in)``：第 i 行是输出 i 从哪里读取。"""
         return self.call(tf.convert_to_tensor(tokens), return_attention_scores=True)[1].numpy()
 
     def get_config(self):
+        """返回模型的配置，``from_config`` 可据此重建模型。"""
         return {**super().get_config(), "length": self.length, "vocab": self.vocab,
                 "d_model": self.d_model, "num_heads": self.num_heads}
 
 
 @dataclasses.dataclass
 class ReversalRun:
-    """A trained :class:`ReversalModel` and its held-out data and scores."""
+    """训练好的 :class:`ReversalModel`，以及它的训练输入、留出数据与得分。
+
+    ``accuracy`` 是留出数据上逐个数字的准确率，``sequence_accuracy`` 是整个序列
+    全对的比例。
+    """
 
     model: ReversalModel
     train_inputs: np.ndarray = dataclasses.field(repr=False)
@@ -113,15 +121,15 @@ class ReversalRun:
     sequence_accuracy: float  # held-out, whole sequence right
 
     def cross_attention(self, count=None):
-        """Cross-attention weights ``(count, n_out, n_in)`` on held-out sequences."""
+        """留出序列上的交叉注意力权重 ``(count, n_out, n_in)``，默认取全部序列。"""
         return self.model.cross_attention_weights(self.test_inputs[:count])
 
 
 def alignment_accuracy(weights):
-    """Share of output positions whose strongest input is the reversed one.
+    """对齐准确率：在所有输出位置中，权重最大的输入正是倒序位置的比例。
 
-    weights: ``(batch, n_out, n_in)`` with ``n_out == n_in``; output i should read
-    input ``n_in - 1 - i`` (the anti-diagonal).
+    ``weights`` 为 ``(batch, n_out, n_in)``，``n_out == n_in``；输出 i 应读取输入
+    ``n_in - 1 - i``，即反对角线。
     """
     weights = np.asarray(weights)
     n = weights.shape[-1]
@@ -130,14 +138,14 @@ def alignment_accuracy(weights):
 
 def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=10,
                    d_model=32, num_heads=4, batch_size=64, learning_rate=3e-3):
-    """Train a :class:`ReversalModel` with fixed seeds and score it on held-out data.
+    """用固定种子训练一个 :class:`ReversalModel`，并在留出数据上打分。
 
-    Seeds: ``keras.utils.set_random_seed(seed)`` fixes the initial weights and the
-    shuffling; the training and test sequences come from seeds ``seed`` and
-    ``seed + 1``. Training is silent (``verbose=0``).
+    种子：``keras.utils.set_random_seed(seed)`` 固定初始参数与打乱顺序；训练序列与
+    测试序列分别来自种子 ``seed`` 与 ``seed + 1``。训练时不打印任何东西
+    （``verbose=0``）。
 
     Returns:
-        A :class:`ReversalRun`.
+        一个 :class:`ReversalRun`。
     """
     keras.utils.set_random_seed(seed)
     x, y = reversal_data(n_train, length, vocab, seed=seed)
@@ -157,3 +165,44 @@ def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=1
         accuracy=float(np.mean(predicted == y_test)),
         sequence_accuracy=float(np.mean(np.all(predicted == y_test, axis=1))),
     )
+
+
+# --- stacking attention layers -------------------------------------------------------
+
+
+def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, batch=16,
+                learning_rate=1e-2, seed=0):
+    """把 ``depth`` 个 ``layer_cls(d_model, num_heads)`` 串联起来，训练它们输出序列平均。
+
+    任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
+    整条序列的平均 ``mean(x, axis=1)`` ，非得跨位置取材不可。每一步都换一批新输入，
+    用 ``tf.GradientTape`` 对全部层一起求梯度。只要求 ``layer_cls`` 是自注意力层
+    ``layer(x)`` ，所以原稿的最小实现也能用。
+
+    Returns:
+        一个字典：``losses`` 是每一步的均方误差（共 ``steps`` 个），``output_shape``
+        是串联后的输出形状，``trainable`` 是参与训练的张量个数。
+    """
+    keras.utils.set_random_seed(seed)
+    layers = [layer_cls(d_model, num_heads) for _ in range(depth)]
+    optimizer = keras.optimizers.Adam(learning_rate)
+
+    @tf.function(autograph=False)
+    def step(x):
+        target = tf.reduce_mean(x, axis=1, keepdims=True) * tf.ones_like(x)
+        with tf.GradientTape() as tape:
+            y = x
+            for layer in layers:
+                y = layer(y)
+            loss = tf.reduce_mean(tf.square(y - target))
+        variables = [v for layer in layers for v in layer.trainable_variables]
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss, y
+
+    rng = np.random.default_rng(seed)
+    losses = []
+    for _ in range(steps):
+        loss, y = step(tf.constant(rng.standard_normal((batch, n, d_model), dtype="float32")))
+        losses.append(float(loss))
+    trainable = sum(len(layer.trainable_variables) for layer in layers)
+    return {"losses": losses, "output_shape": tuple(y.shape), "trainable": trainable}

@@ -1,8 +1,8 @@
 """Command line: ``python -m attnbook.exercises 4.5.2 answer.py [--name NAME]``.
 
 Loads ``answer.py`` as a module, takes the object the exercise asks for (or ``--name``),
-checks it and prints the report. Exit status: 0 passed, 1 failed, 2 a usage or loading
-error (reported in one Chinese line, without a traceback).
+checks it and prints the report. Exit status: 0 passed, 1 failed or unfinished, 2 a
+usage or loading error (reported in one Chinese line, without a traceback).
 """
 
 import argparse
@@ -10,8 +10,9 @@ import importlib.util
 import os
 import sys
 
-from ._guard import error_text, reader_location
-from ._registry import CONCEPTUAL, EXERCISES, get_exercise, check
+from ._messages import error_text, reader_location
+from ._runner import check
+from .catalog import CONCEPTUAL, EXERCISES, get_exercise
 
 
 class UsageError(Exception):
@@ -62,6 +63,7 @@ def load_answer(path, name):
 
 
 def main(argv=None):
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     try:
         args = _parser().parse_args(argv)
         if args.list:

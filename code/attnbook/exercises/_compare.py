@@ -1,64 +1,54 @@
 """Reading the reader's return values and comparing them with the reference.
 
-Floating results pass when ``|got - expected| <= ATOL + RTOL * |expected|`` everywhere
-(float32 inputs; two correct float32 implementations differ by about 1e-7 here).
+Floating results pass when ``|got - expected| <= atol + rtol * |expected|`` everywhere.
+For float32 results that is :data:`ATOL` and :data:`RTOL` (two correct float32
+implementations differ by about 1e-7 here). A 16-bit result, such as a layer's
+output under the ``mixed_bfloat16`` policy, is cast to float and compared within
+:data:`HALF_ATOL` and :data:`HALF_RTOL`: bfloat16 keeps 8 significant bits, and
+the error of a few such steps adds up to about 1e-2.
+
 A failure names the shape or the largest error and where it is, and, when the
 result matches a known mistake (a *hint variant*), what that mistake looks like.
 """
 
 import numpy as np
 
+from . import _messages as say
 from ._core import Fail
 
 ATOL = 1e-5
 RTOL = 1e-4
-
-
-def type_name(value):
-    """A short description of a value's kind for messages: 'None', 'str', 'EagerTensor（形状 (2, 3)）'."""
-    if value is None:
-        return "None"
-    if isinstance(value, str):
-        return f"字符串 {value[:30]!r}"
-    shape = getattr(value, "shape", None)
-    if shape is not None and not isinstance(value, type):
-        return f"{type(value).__name__}（形状 {fmt_shape(shape)}）"
-    return type(value).__name__
-
-
-def fmt_shape(shape):
-    dims = tuple(None if d is None else int(d) for d in shape)
-    return str(dims)
+HALF_ATOL = 3e-2
+HALF_RTOL = 3e-2
 
 
 def to_array(value, what="返回值"):
     """``np.asarray(value)`` for a numeric or boolean tensor, else :class:`Fail`."""
-    if value is None:
-        raise Fail(f"{what}应是张量，得到 None（是不是忘了 return？）")
-    if isinstance(value, (str, bytes)):
-        raise Fail(f"{what}应是张量（tf.Tensor 或 numpy 数组），得到字符串 {value[:30]!r}")
+    if value is None or isinstance(value, (str, bytes)):
+        raise Fail(say.not_a_tensor(what, value))
     try:
         array = np.asarray(value)
     except Exception:  # noqa: BLE001  (ragged lists, symbolic tensors, ...)
-        raise Fail(f"{what}应是张量（tf.Tensor 或 numpy 数组），得到 {type_name(value)}") from None
-    if array.dtype.kind not in "biuf":
-        raise Fail(f"{what}应是数值张量，得到 {type(value).__name__}（dtype {array.dtype}）")
+        raise Fail(say.not_a_tensor(what, value)) from None
+    if array.dtype.kind not in "biuf" and array.dtype.name != "bfloat16":
+        raise Fail(say.not_numeric(what, value, array.dtype))
     return array
+
+
+def tolerance(array):
+    """``(atol, rtol)`` for a result of this array's dtype."""
+    half = array.dtype.name == "bfloat16" or (array.dtype.kind == "f" and array.dtype.itemsize == 2)
+    return (HALF_ATOL, HALF_RTOL) if half else (ATOL, RTOL)
 
 
 def unpack(value, names):
     """Split a returned tuple such as ``(output, weights)`` into arrays, or :class:`Fail`."""
-    expected = f"{len(names)} 个值（{', '.join(names)}）"
-    if value is None:
-        raise Fail(f"应返回 {expected}，得到 None（是不是忘了 return？）")
-    if not isinstance(value, (tuple, list)):
-        raise Fail(f"应返回 {expected}，得到一个{'' if isinstance(value, str) else ' '}{type_name(value)}")
-    if len(value) != len(names):
-        raise Fail(f"应返回 {expected}，得到 {len(value)} 个值")
+    if not isinstance(value, (tuple, list)) or len(value) != len(names):
+        raise Fail(say.wrong_count(names, value))
     return tuple(to_array(v, f"{name} ") for v, name in zip(value, names))
 
 
-def matching_hint(got, expected, hints):
+def matching_hint(got, expected, hints, tol=(ATOL, RTOL)):
     """The text of the first hint variant that ``got`` matches and ``expected`` does not.
 
     hints: ``(text, variant)`` pairs; a variant is an array, or a tuple of ints that is
@@ -68,13 +58,14 @@ def matching_hint(got, expected, hints):
         if isinstance(variant, tuple):
             if got.shape == variant and variant != expected.shape:
                 return text
-        elif _close(got, variant) and not _close(variant, expected):
+        elif _close(got, variant, tol) and not _close(variant, expected, tol):
             return text
     return ""
 
 
-def _close(a, b):
-    return a.shape == b.shape and bool(np.all(np.abs(a.astype(float) - b) <= ATOL + RTOL * np.abs(b)))
+def _close(a, b, tol):
+    atol, rtol = tol
+    return a.shape == b.shape and bool(np.all(np.abs(a.astype(float) - b) <= atol + rtol * np.abs(b)))
 
 
 def compare(got, expected, label="", hints=(), nan_hint=""):
@@ -83,25 +74,26 @@ def compare(got, expected, label="", hints=(), nan_hint=""):
     label: prefix of the message, e.g. "注意力权重的"; nan_hint: text after a NaN report.
     """
     got = to_array(got, label or "返回值")
+    tol = tolerance(got)
     expected = np.asarray(expected, dtype=float)
     if got.shape != expected.shape:
-        hint = matching_hint(got, expected, hints)
-        raise Fail(f"{label}形状不对：期望 {fmt_shape(expected.shape)}，得到 {fmt_shape(got.shape)}{hint}")
+        hint = matching_hint(got, expected, hints, tol)
+        raise Fail(say.shape_mismatch(expected.shape, got.shape, label) + hint)
     got = got.astype(float)
     for bad, name in ((np.isnan(got), "NaN"), (np.isinf(got), "inf")):
         if bad.any():
-            where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise Fail(f"{label[:-1] + '里' if label else ''}出现了 {name}（位置 {where}）{nan_hint}")
+            raise Fail(say.not_finite(label, name, _index(np.argwhere(bad)[0]), nan_hint))
     error = np.abs(got - expected)
-    tolerance = ATOL + RTOL * np.abs(expected)
-    if np.all(error <= tolerance):
+    allowed = tol[0] + tol[1] * np.abs(expected)
+    if np.all(error <= allowed):
         return
     where = np.unravel_index(np.argmax(error), error.shape)
-    hint = matching_hint(got, expected, hints)
-    raise Fail(
-        f"{label}数值不对：最大误差 {error[where]:.1e}（容差 {tolerance[where]:.0e}），"
-        f"出现在位置 {tuple(int(i) for i in where)}{hint}"
-    )
+    hint = matching_hint(got, expected, hints, tol)
+    raise Fail(say.value_mismatch(label, error[where], allowed[where], _index(where), hint))
+
+
+def _index(where):
+    return tuple(int(i) for i in where)
 
 
 def compare_pair(result, expected, hints=(), nan_hint=""):
@@ -124,4 +116,4 @@ def differ_check(first, second):
     except Fail:
         return
     if a.shape == b.shape and np.array_equal(a, b):
-        raise Fail("两组不同的输入得到了完全相同的结果：是不是返回了固定的（缓存的）结果？")
+        raise Fail(say.CACHED_RESULT)

@@ -1,7 +1,9 @@
-"""The pieces every checker shares: a case, its result, and the verdict of one check."""
+"""The pieces every checker shares: a case, a checker, a case's result and the verdict."""
 
 import dataclasses
 from typing import Any, Callable
+
+from . import _messages as say
 
 
 class Fail(Exception):
@@ -24,69 +26,89 @@ class Case:
 
 
 @dataclasses.dataclass(frozen=True)
-class Exercise:
-    """One coding exercise: what to submit and how to generate its cases.
+class Checker:
+    """How to check one coding exercise of the catalog.
 
     make_cases(rng) returns the cases, with fresh random inputs from the NumPy
     generator ``rng``. forbidden: ``(public name, function)`` pairs of reference code
-    that the answer must not call. kind: "function", or "class" for a keras Layer
-    subclass. noun names the answer in messages (函数, 层, 测试).
+    that the answer must not call. noun names the answer in messages (函数, 层, 测试).
     """
 
-    id: str
-    title: str
-    answer_name: str
-    signature: str
-    make_cases: Callable[[Any], list] = dataclasses.field(repr=False)
-    forbidden: tuple = dataclasses.field(default=(), repr=False)
-    kind: str = "function"
+    make_cases: Callable[[Any], list]
+    forbidden: tuple = ()
     noun: str = "函数"
 
 
 @dataclasses.dataclass(frozen=True)
 class CaseResult:
-    """The outcome of one case; ``skipped`` marks a case that never ran."""
+    """一个用例的结果。
+
+    Args:
+        name: 用例名，如 ``"batch 为 1"``。
+        passed: 是否通过。
+        message: 未通过的原因，或通过时的附注；没有就是空字符串。
+        skipped: 这个用例没有运行（前面的用例已让检查停下）。
+        unfinished: 答案还是骨架：运行时抛出了 ``NotImplementedError``。
+    """
 
     name: str
     passed: bool
     message: str = ""
     skipped: bool = False
+    unfinished: bool = False
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class Verdict:
-    """What :func:`attnbook.exercises.check` returns; ``str`` and ``repr`` are the report.
+    """:func:`~attnbook.exercises.check` 的结果；``str`` 和 ``repr`` 都是中文报告。
 
-    ``problem`` is set when no case could run at all (for example, the answer is not a
-    function), and then every case is skipped.
+    在 Notebook 里，以 ``check(...)`` 结尾的单元格会显示这份报告。``bool(verdict)``
+    在全部用例通过时为 True。
+
+    Args:
+        exercise_id: 练习编号，如 ``"4.5.2"``。
+        title: 练习标题。
+        cases: 各用例的 :class:`CaseResult`，按运行顺序。
+        problem: 一个用例都没法运行时的原因（比如该交函数却交了一个数），此时
+            所有用例都标为未运行；否则为空字符串。
     """
 
     exercise_id: str
     title: str
-    cases: list  # of CaseResult, in the order the cases ran
+    cases: list
     problem: str = ""
 
     @property
     def passed(self):
+        """全部用例都通过。"""
         return bool(self.cases) and all(case.passed for case in self.cases)
+
+    @property
+    def state(self):
+        """判定词：``PASSED`` （通过）、``FAILED`` （未通过）或 ``UNFINISHED`` （未完成）。"""
+        if any(case.unfinished for case in self.cases):
+            return say.UNFINISHED
+        return say.PASSED if self.passed else say.FAILED
 
     def __bool__(self):
         return self.passed
 
     def __str__(self):
         n_passed = sum(case.passed for case in self.cases)
-        state = "通过" if self.passed else "未通过"
-        lines = [f"练习 {self.exercise_id}“{self.title}”：{state}（{n_passed}/{len(self.cases)} 个用例）"]
+        lines = [say.header(self.exercise_id, self.title, self.state, n_passed, len(self.cases))]
+        if self.state == say.UNFINISHED:
+            hint = next(case.message for case in self.cases if case.unfinished)
+            return "\n".join([*lines, say.hint_line(hint)])
         if self.problem:
-            lines.append(f"  ✗ {self.problem}")
+            lines.append(say.problem_line(self.problem))
         for case in self.cases:
             if not case.passed and not case.skipped:
-                lines.append(f"  ✗ 用例“{case.name}”：{case.message}")
+                lines.append(say.failed_line(case.name, case.message))
             elif case.passed and case.message:
-                lines.append(f"  注：用例“{case.name}”：{case.message}")
+                lines.append(say.note_line(case.name, case.message))
         n_skipped = sum(case.skipped for case in self.cases)
         if n_skipped and not self.problem:
-            lines.append(f"  其余 {n_skipped} 个用例未运行。")
+            lines.append(say.not_run_line(n_skipped))
         return "\n".join(lines)
 
     __repr__ = __str__

@@ -1,4 +1,4 @@
-"""Checkers of 4.5.2 (scaled dot-product attention) and 4.5.8 (single-head cross-attention)."""
+"""Checkers of ``scaled_dot_product_attention`` and ``cross_attention`` (single head)."""
 
 import functools
 
@@ -9,7 +9,7 @@ from .._tf import tf
 from ..masks import causal_mask
 from . import _numpy_ref as ref
 from ._compare import compare_pair, differ_check
-from ._core import Exercise, call_case, twice_case
+from ._core import Checker, call_case, twice_case
 
 SDPA_FORBIDDEN = (
     ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),
@@ -26,7 +26,7 @@ def _expected(query, key, value, mask=None):
     return output.numpy(), weights.numpy()
 
 
-# --- 4.5.2 scaled dot-product attention ----------------------------------------------
+# --- scaled dot-product attention ----------------------------------------------------
 
 
 def _sdpa_hints(q, k, v, mask):
@@ -86,17 +86,7 @@ def sdpa_cases(rng):
     ]
 
 
-SDPA = Exercise(
-    id="4.5.2",
-    title="实现缩放点积注意力",
-    answer_name="scaled_dot_product_attention",
-    signature="scaled_dot_product_attention(query, key, value, mask=None) -> (output, weights)",
-    make_cases=sdpa_cases,
-    forbidden=SDPA_FORBIDDEN,
-)
-
-
-# --- 4.5.8 cross-attention -----------------------------------------------------------
+# --- cross-attention -----------------------------------------------------------------
 
 ROLES_SWAPPED = "（看起来查询与键/值的来源弄反了：查询来自 x，键和值来自 context）"
 
@@ -132,11 +122,7 @@ def cross_cases(rng):
     return cases
 
 
-CROSS = Exercise(
-    id="4.5.8",
-    title="计算交叉注意力",
-    answer_name="cross_attention",
-    signature="cross_attention(x, context, wq, wk, wv) -> (output, weights)",
-    make_cases=cross_cases,
-    forbidden=SDPA_FORBIDDEN,
-)
+CHECKERS = {
+    "scaled_dot_product_attention": Checker(sdpa_cases, SDPA_FORBIDDEN),
+    "cross_attention": Checker(cross_cases, SDPA_FORBIDDEN),
+}

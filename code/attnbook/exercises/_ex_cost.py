@@ -1,4 +1,4 @@
-"""Checker of 4.5.12: the bytes of one score table (batch, heads, n_q, n_k)."""
+"""Checker of ``score_table_bytes``: the bytes of one score table (batch, heads, n_q, n_k)."""
 
 import functools
 
@@ -6,21 +6,21 @@ import numpy as np
 
 from .. import cost
 from .._tf import tf
-from ._compare import type_name
-from ._core import Exercise, Fail, call_case
+from . import _messages as say
+from ._core import Checker, Fail, call_case
 
 
 def _number(value):
     """The returned count as a float; an int, NumPy integer or integral float is fine."""
-    if value is None or isinstance(value, (bool, str, bytes)):
-        raise Fail(f"应返回一个整数（字节数），得到 {type_name(value)}")
     try:
+        if value is None or isinstance(value, (bool, str, bytes)):
+            raise TypeError
         array = np.asarray(value)
         if array.size != 1 or array.dtype.kind not in "iuf":
             raise TypeError
         return float(array.reshape(()))
     except (TypeError, ValueError):
-        raise Fail(f"应返回一个整数（字节数），得到 {type_name(value)}") from None
+        raise Fail(f"应返回一个整数（字节数），得到 {say.type_name(value)}") from None
 
 
 def _fmt(x):
@@ -70,11 +70,6 @@ def bytes_cases(rng):
     ]
 
 
-SCORE_BYTES = Exercise(
-    id="4.5.12",
-    title="预测打分表的内存",
-    answer_name="score_table_bytes",
-    signature='score_table_bytes(n_q, n_k, batch=1, heads=1, dtype="float32") -> int',
-    make_cases=bytes_cases,
-    forbidden=(("attnbook.cost.score_table", cost.score_table),),
-)
+CHECKERS = {
+    "score_table_bytes": Checker(bytes_cases, (("attnbook.cost.score_table", cost.score_table),)),
+}

@@ -1,4 +1,4 @@
-"""Checkers of 4.5.1 (predict every shape), 4.5.4 (split heads) and 4.5.5 (merge heads)."""
+"""Checkers of ``attention_shapes`` (predict every shape), ``split_heads`` and ``merge_heads``."""
 
 import functools
 
@@ -7,8 +7,9 @@ import numpy as np
 from .. import attention
 from .._tf import tf
 from . import _numpy_ref as ref
-from ._compare import compare, differ_check, fmt_shape, type_name
-from ._core import Exercise, Fail, call_case, twice_case
+from . import _messages as say
+from ._compare import compare, differ_check
+from ._core import Checker, Fail, call_case, twice_case
 
 MHA = attention.MiniMultiHeadAttention
 HEADS_FORBIDDEN = (
@@ -19,7 +20,7 @@ HEADS_FORBIDDEN = (
 NO_TRANSPOSE = "（看起来只 reshape 没有 transpose）"
 
 
-# --- 4.5.1 predict the shapes --------------------------------------------------------
+# --- predict the shapes ------------------------------------------------------------
 
 SHAPE_KEYS = ("query", "key", "value", "scores", "output")
 
@@ -54,12 +55,12 @@ def _as_shape(value, name):
     try:
         return tuple(int(d) for d in value)
     except (TypeError, ValueError):
-        raise Fail(f"条目 \"{name}\" 的值应是由整数组成的元组，得到 {type_name(value)}") from None
+        raise Fail(f"条目 \"{name}\" 的值应是由整数组成的元组，得到 {say.type_name(value)}") from None
 
 
 def _judge_shapes(result, sizes):
     if not isinstance(result, dict):
-        raise Fail(f"应返回一个 dict（条目为 {', '.join(SHAPE_KEYS)}），得到 {type_name(result)}")
+        raise Fail(f"应返回一个 dict（条目为 {', '.join(SHAPE_KEYS)}），得到 {say.type_name(result)}")
     missing = [name for name in SHAPE_KEYS if name not in result]
     if missing:
         raise Fail(f"返回的 dict 缺少条目：{', '.join(missing)}")
@@ -68,7 +69,7 @@ def _judge_shapes(result, sizes):
         got = _as_shape(result[name], name)
         if got != expected[name]:
             hint = next((t for t, s in _shape_hints(name, expected[name], *sizes) if s == got), "")
-            wrong.append(f"条目 \"{name}\" 的形状不对：期望 {expected[name]}，得到 {got}{hint}")
+            wrong.append(say.shape_mismatch(expected[name], got, f"条目 \"{name}\" 的") + hint)
     if len(wrong) > 1:
         raise Fail(f"{wrong[0]}；另有 {len(wrong) - 1} 个条目也不对")
     if wrong:
@@ -91,18 +92,7 @@ def shapes_cases(rng):
     return [call_case(name, s, functools.partial(_judge_shapes, sizes=s)) for name, s in named]
 
 
-SHAPES = Exercise(
-    id="4.5.1",
-    title="预测每一步的形状",
-    answer_name="attention_shapes",
-    signature="attention_shapes(batch, n_q, n_k, d_model, num_heads) -> dict",
-    make_cases=shapes_cases,
-    forbidden=HEADS_FORBIDDEN + (("attnbook.scaled_dot_product_attention",
-                                  attention.scaled_dot_product_attention),),
-)
-
-
-# --- 4.5.4 split heads / 4.5.5 merge heads -------------------------------------------
+# --- split heads / merge heads -------------------------------------------------------
 
 
 def _split_judge(x, num_heads):
@@ -137,7 +127,7 @@ def _round_trip_case(rng):
     heads = MHA(12, 3)._split_heads(x, 2)
     hints = [(NO_TRANSPOSE, np.asarray(heads).reshape(2, 5, 12))]
     judge = functools.partial(compare, expected=x.numpy(), hints=hints)
-    return call_case(f"拆分后再合并，回到原样 {fmt_shape(x.shape)}", (heads,), judge)
+    return call_case(f"拆分后再合并，回到原样 {say.fmt_shape(x.shape)}", (heads,), judge)
 
 
 def merge_cases(rng):
@@ -150,19 +140,9 @@ def merge_cases(rng):
     return cases
 
 
-SPLIT = Exercise(
-    id="4.5.4",
-    title="拆分多头",
-    answer_name="split_heads",
-    signature="split_heads(x, num_heads)",
-    make_cases=split_cases,
-    forbidden=HEADS_FORBIDDEN,
-)
-MERGE = Exercise(
-    id="4.5.5",
-    title="合并多头",
-    answer_name="merge_heads",
-    signature="merge_heads(x)",
-    make_cases=merge_cases,
-    forbidden=HEADS_FORBIDDEN,
-)
+CHECKERS = {
+    "attention_shapes": Checker(shapes_cases, HEADS_FORBIDDEN + (
+        ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),)),
+    "split_heads": Checker(split_cases, HEADS_FORBIDDEN),
+    "merge_heads": Checker(merge_cases, HEADS_FORBIDDEN),
+}

@@ -1,5 +1,5 @@
-"""Checkers of 4.5.6 (fix the layer that scales by √d_model) and 4.5.7 (a shape test
-that catches wrong layers)."""
+"""Checkers of ``FixedMultiHeadAttention`` (fix the layer that scales by √d_model) and
+``shape_test`` (a shape test that catches wrong layers)."""
 
 import functools
 
@@ -8,15 +8,15 @@ import numpy as np
 from .. import attention
 from . import _numpy_ref as ref
 from ._compare import compare_pair
-from ._core import Case, Exercise, Fail
-from ._guard import describe_error, error_text, reader_location
+from ._core import Case, Checker, Fail
+from ._messages import describe_error, error_text, reader_location
 from ._mutants import MUTANTS
 
 MHA = attention.MiniMultiHeadAttention
 DENSE_NAMES = ("wq", "wk", "wv", "wo")
 
 
-# --- 4.5.6 the fixed layer -----------------------------------------------------------
+# --- the fixed layer -----------------------------------------------------------------
 
 
 def _numpy_mha(x, context, weights, heads, scale):
@@ -86,19 +86,7 @@ def fixed_layer_cases(rng):
     ]
 
 
-FIXED_LAYER = Exercise(
-    id="4.5.6",
-    title="修好按 d_model 缩放的层",
-    answer_name="FixedMultiHeadAttention",
-    signature="FixedMultiHeadAttention(d_model, num_heads)（keras.layers.Layer 的子类）",
-    make_cases=fixed_layer_cases,
-    forbidden=(("attnbook.MiniMultiHeadAttention", MHA.call),),
-    kind="class",
-    noun="层",
-)
-
-
-# --- 4.5.7 the shape test ------------------------------------------------------------
+# --- the shape test ------------------------------------------------------------------
 
 
 def _outcome(shape_test, layer_cls):
@@ -138,11 +126,8 @@ def shape_test_cases(rng):
     return cases
 
 
-SHAPE_TEST = Exercise(
-    id="4.5.7",
-    title="用形状测试抓出错误的层",
-    answer_name="shape_test",
-    signature="shape_test(layer_cls)",
-    make_cases=shape_test_cases,
-    noun="测试",
-)
+CHECKERS = {
+    "FixedMultiHeadAttention": Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),),
+                                       noun="层"),
+    "shape_test": Checker(shape_test_cases, noun="测试"),
+}

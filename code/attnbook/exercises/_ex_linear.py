@@ -1,4 +1,4 @@
-"""Checker of 4.5.14: non-causal linear attention with φ(x) = elu(x) + 1."""
+"""Checker of ``linear_attention``: non-causal, with φ(x) = elu(x) + 1."""
 
 import functools
 
@@ -6,8 +6,8 @@ from .. import efficient
 from .._tf import tf
 from . import _numpy_ref as ref
 from ._compare import compare, differ_check
-from ._core import Case, Exercise, Fail, call_case, twice_case
-from ._guard import error_text, reader_location
+from ._core import Case, Checker, Fail, call_case, twice_case
+from ._messages import error_text, reader_location
 
 # The traced case: large enough that an n_q × n_k table stands out, small enough to trace fast.
 TRACE_N_Q, TRACE_N_K, TRACE_D, TRACE_D_V = 256, 192, 8, 6
@@ -73,12 +73,8 @@ def linear_cases(rng):
     return cases
 
 
-LINEAR = Exercise(
-    id="4.5.14",
-    title="实现线性注意力",
-    answer_name="linear_attention",
-    signature="linear_attention(query, key, value)",
-    make_cases=linear_cases,
-    forbidden=(("attnbook.linear_attention", efficient.linear_attention),
-               ("attnbook.efficient._causal_linear", efficient._causal_linear)),
-)
+CHECKERS = {
+    "linear_attention": Checker(linear_cases, (
+        ("attnbook.linear_attention", efficient.linear_attention),
+        ("attnbook.efficient._causal_linear", efficient._causal_linear))),
+}

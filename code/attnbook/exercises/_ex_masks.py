@@ -1,4 +1,4 @@
-"""Checkers of 4.5.10 (padding mask) and 4.5.11 (causal and padding mask combined)."""
+"""Checkers of ``padding_mask`` and ``decoder_mask`` (causal and padding mask combined)."""
 
 import numpy as np
 
@@ -6,8 +6,9 @@ from .. import masks
 from .._tf import tf
 from ..attention import scaled_dot_product_attention
 from . import _numpy_ref as ref
-from ._compare import ATOL, RTOL, differ_check, fmt_shape, to_array
-from ._core import Exercise, Fail, call_case, twice_case
+from . import _messages as say
+from ._compare import ATOL, RTOL, differ_check, to_array
+from ._core import Checker, Fail, call_case, twice_case
 
 MASK_FORBIDDEN = (
     ("attnbook.padding_mask", masks.padding_mask),
@@ -35,7 +36,7 @@ def _first_difference(got, expected, lengths, hints, query_axis=True):
                f"{bool(expected[b, i, j])}，得到 {bool(got[b, i, j])}{hint}")
 
 
-# --- 4.5.10 padding mask -------------------------------------------------------------
+# --- padding mask --------------------------------------------------------------------
 
 
 def _padding_judge(lengths, max_len, n_q, rng):
@@ -52,7 +53,7 @@ def _padding_judge(lengths, max_len, n_q, rng):
         mask = _bool_mask(result)
         target = (batch, n_q, max_len)
         if mask.ndim > 3 or _broadcast(mask.shape, target) != target:
-            raise Fail(f"掩码的形状 {fmt_shape(mask.shape)} 不能广播到分数的形状 {target}（batch, n_q, n_k）")
+            raise Fail(f"掩码的形状 {say.fmt_shape(mask.shape)} 不能广播到分数的形状 {target}（batch, n_q, n_k）")
         output = scaled_dot_product_attention(q, k, v, tf.constant(mask))[0].numpy()
         if np.allclose(output, expected, atol=ATOL, rtol=RTOL):
             return
@@ -94,17 +95,7 @@ def padding_cases(rng):
     ]
 
 
-PADDING = Exercise(
-    id="4.5.10",
-    title="生成填充掩码",
-    answer_name="padding_mask",
-    signature="padding_mask(lengths, max_len)",
-    make_cases=padding_cases,
-    forbidden=MASK_FORBIDDEN,
-)
-
-
-# --- 4.5.11 decoder mask -------------------------------------------------------------
+# --- decoder mask --------------------------------------------------------------------
 
 
 def _decoder_judge(lengths, n):
@@ -125,7 +116,7 @@ def _decoder_judge(lengths, n):
     def judge(result):
         mask = _bool_mask(result)
         if mask.shape != expected.shape:
-            raise Fail(f"形状不对：期望 {expected.shape}，得到 {fmt_shape(mask.shape)}（batch, n, n）")
+            raise Fail(say.shape_mismatch(expected.shape, mask.shape) + "（batch, n, n）")
         if not np.array_equal(mask, expected):
             _first_difference(mask, expected, list(lengths), hints)
 
@@ -151,11 +142,7 @@ def decoder_cases(rng):
     ]
 
 
-DECODER = Exercise(
-    id="4.5.11",
-    title="组合因果掩码与填充掩码",
-    answer_name="decoder_mask",
-    signature="decoder_mask(lengths, n)",
-    make_cases=decoder_cases,
-    forbidden=MASK_FORBIDDEN,
-)
+CHECKERS = {
+    "padding_mask": Checker(padding_cases, MASK_FORBIDDEN),
+    "decoder_mask": Checker(decoder_cases, MASK_FORBIDDEN),
+}

@@ -1,4 +1,4 @@
-"""Wrong multi-head attention layers for exercise 4.5.7: each has one shape bug.
+"""Wrong multi-head attention layers for the shape-test exercise: each has one shape bug.
 
 Each mutant is MiniMultiHeadAttention with one step replaced; all take the same
 constructor ``(d_model, num_heads)`` and call ``(x, context=None, attention_mask=None,

@@ -1,8 +1,8 @@
-"""Every figure of the book, drawn at build time.
+"""本书的每一幅图，都在构建时画出。
 
-Call :func:`setup` once before drawing: it registers the CJK font that ships with
-``mplfonts`` (in this process only; nothing is installed into matplotlib) and applies
-the book's style. Each figure function returns a ``matplotlib.figure.Figure``.
+画图前先调用一次 :func:`setup`：它注册 ``mplfonts`` 自带的中文字体（只在当前进程里，
+不往 matplotlib 里安装任何东西），并应用本书的样式。每个画图函数都返回一个
+``matplotlib.figure.Figure``。
 """
 
 from ._style import CMAP, setup

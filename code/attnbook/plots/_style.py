@@ -15,7 +15,7 @@ CMAP = "viridis"
 
 
 def setup():
-    """Register the CJK font and apply the book's matplotlib style (idempotent)."""
+    """注册中文字体并应用本书的 matplotlib 样式；重复调用也没有副作用。"""
     if CJK_FONT not in {f.name for f in font_manager.fontManager.ttflist}:
         font_manager.fontManager.addfont(str(CJK_FONT_FILE))
     matplotlib.rcParams.update(

@@ -49,32 +49,37 @@ def _check_lengths(**columns):
         raise ValueError(f"the data columns must be non-empty and equally long, got lengths {sizes}.")
 
 
-def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_label="GRU（逐步递推）",
-                          attention_label="多头注意力（一次矩阵乘法）"):
-    """Forward time against sequence length for a recurrent layer and for attention.
+def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_train_ms=None, attention_train_ms=None,
+                          rnn_label="GRU（逐步递推）", attention_label="多头注意力（一次矩阵乘法）"):
+    """循环层与注意力的前向时间（以及训练步时间）随序列长度的变化。
 
-    ``lengths``, ``rnn_ms`` and ``attention_ms`` are equally long sequences of numbers
-    (milliseconds), e.g. from :func:`attnbook.bench.measure_rnn_vs_attention`.
-    Returns the figure.
+    ``lengths``、``rnn_ms`` 与 ``attention_ms`` 是等长的数字序列（时间以毫秒计），
+    例如来自 :func:`attnbook.bench.measure_rnn_vs_attention`。给出 ``rnn_train_ms`` 与
+    ``attention_train_ms`` 时，下方再画一幅训练步（前向加反向）的时间。返回这幅图。
     """
-    _check_lengths(lengths=lengths, rnn_ms=rnn_ms, attention_ms=attention_ms)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    _series(ax, lengths, rnn_ms, rnn_label, "o", "-", 0.15)
-    _series(ax, lengths, attention_ms, attention_label, "s", "--", 0.7)
-    _log_axes(ax, lengths, "序列长度 n", "前向时间（毫秒）")
-    ax.legend(frameon=False)
+    panels = [("前向时间（毫秒）", rnn_ms, attention_ms, "前向")]
+    if rnn_train_ms is not None and attention_train_ms is not None:
+        panels.append(("训练步时间（毫秒）", rnn_train_ms, attention_train_ms, "训练步：前向加反向"))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6.4, 4.0 * len(panels)), squeeze=False)
+    for ax, (ylabel, rnn, attention, title) in zip(axes[:, 0], panels):
+        _check_lengths(lengths=lengths, rnn=rnn, attention=attention)
+        _series(ax, lengths, rnn, rnn_label, "o", "-", 0.15)
+        _series(ax, lengths, attention, attention_label, "s", "--", 0.7)
+        _log_axes(ax, lengths, "序列长度 n", ylabel)
+        if len(panels) > 1:
+            ax.set_title(title)
+    axes[0][0].legend(frameon=False)
     fig.tight_layout()
     return fig
 
 
 def variant_costs(results):
-    """Time and peak memory against n, on log-log axes, for the attention variants.
+    """各种注意力变体的时间与峰值内存随 n 的变化，画在双对数坐标上。
 
-    ``results`` maps a variant name (``full``, ``chunked``, ``window``, ``linear``; other
-    names are drawn with a neutral style) to ``{"n": [...], "time_ms": [...],
-    "peak_mib": [...] or None}``, e.g. from :func:`attnbook.bench.measure_variants`.
-    Missing entries (``None``) are left out. Without any memory data the figure has
-    only the time panel. Returns the figure.
+    ``results`` 把变体名（``full``、``chunked``、``window``、``linear``；其他名字用中性
+    样式画）映射到 ``{"n": [...], "time_ms": [...], "peak_mib": [...]}``，例如来自
+    :func:`attnbook.bench.measure_variants`；``peak_mib`` 可以是 None。缺失的值
+    （``None``）不画；完全没有内存数据时只画时间一幅子图。返回这幅图。
     """
     if not results:
         raise ValueError("results must name at least one variant, got an empty mapping.")

@@ -6,11 +6,10 @@ from ._diagram import BOX_H, arrow, box
 
 
 def signal_flow(batch=2, n=8, d_in=16, d_k=8):
-    """Draw X → Q, K, V → 点积 → 缩放 ÷√d_k → softmax → 加权求和 → 输出.
+    """画出 X → Q、K、V → 点积 → 缩放 ÷√d_k → softmax → 加权求和 → 输出。
 
-    Arrows carry the shape of the tensor they transport, for inputs
-    ``(batch, n, d_in)`` projected to ``d_k`` features (the manuscript's walkthrough
-    uses 2, 8, 16 and 8). Returns the figure.
+    箭头上标着它所传递的张量的形状：输入 ``(batch, n, d_in)`` 投影到 ``d_k`` 维
+    （正文的形状演练用的是 2、8、16 和 8）。返回这幅图。
     """
     seq = f"({batch}, {n}, {d_k})"
     table = f"({batch}, {n}, {n})"

@@ -56,7 +56,7 @@ def _vmax(*tables):
 
 
 def weights_heatmap(weights, title="注意力权重表"):
-    """One weight table ``(n_q, n_k)``: row i is how query i spreads its attention."""
+    """一张注意力权重表 ``(n_q, n_k)``：第 i 行是查询 i 怎样分配它的注意力。"""
     weights = _as_table(weights)
     fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
     image = _draw(ax, weights, _vmax(weights))
@@ -77,9 +77,11 @@ def _mark_padding(ax, length, n_q, n_k):
 
 
 def mask_comparison(unmasked, masked, length=None):
-    """Side by side: the same weights ``(n_q, n_k)`` without (无掩码) and with (有掩码) a
-    padding mask. ``length``: the sequence's real length; positions from there on are
-    padding and are marked with dashed lines."""
+    """并排画出同一序列不加与加填充掩码时的注意力权重，各为 ``(n_q, n_k)``。
+
+    左图标题为“无掩码”，右图为“有掩码”。``length`` 是序列的真实长度，从这个位置起
+    都是填充，用虚线标出。
+    """
     unmasked, masked = _as_table(unmasked, "unmasked"), _as_table(masked, "masked")
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.8), layout="constrained")
     vmax = _vmax(unmasked, masked)
@@ -93,8 +95,11 @@ def mask_comparison(unmasked, masked, length=None):
 
 
 def head_grid(weights, title=None):
-    """One table per head: weights ``(heads, n_q, n_k)``, e.g. ``w[0]`` of
-    :class:`attnbook.MiniMultiHeadAttention` called with ``return_attention_scores=True``."""
+    """每个头一张权重表：``weights`` 为 ``(heads, n_q, n_k)``。
+
+    例如 :class:`attnbook.MiniMultiHeadAttention` 以 ``return_attention_scores=True``
+    调用时返回的权重 ``w``，取第一个样本 ``w[0]``。
+    """
     weights = _as_table(weights, rank=3)
     heads = weights.shape[0]
     cols = heads if heads <= 4 else int(np.ceil(heads / 2))
@@ -117,8 +122,8 @@ def head_grid(weights, title=None):
 
 
 def alignment_table(weights, title="对齐就是这张权重表"):
-    """Cross-attention weights ``(n_dec, n_enc)``: each decoder position (a query) spreads
-    its attention over the encoder positions (keys and values)."""
+    """交叉注意力权重 ``(n_dec, n_enc)``：每个解码器位置（查询）把注意力分给各个
+    编码器位置（键与值）。"""
     weights = _as_table(weights)
     n_q, n_k = weights.shape
     fig, ax = plt.subplots(figsize=(0.3 * n_k + 1.9, 0.3 * n_q + 1.3), layout="constrained")
@@ -133,11 +138,11 @@ def alignment_table(weights, title="对齐就是这张权重表"):
 
 def reversal_alignment(weights, inputs, outputs=None,
                        title="学到的对齐：输出第 $i$ 位读取输入第 $n-1-i$ 位"):
-    """The cross-attention of the reversal model for one sequence.
+    """倒序模型在一个序列上的交叉注意力。
 
-    weights: ``(n_out, n_in)``; inputs: the ``n_in`` input digits; outputs: the
-    ``n_out`` predicted digits (default: the reversed input). Tick labels show the
-    position and the digit, so the anti-diagonal can be read off.
+    ``weights`` 为 ``(n_out, n_in)``；``inputs`` 是 ``n_in`` 个输入数字；``outputs``
+    是 ``n_out`` 个预测数字（默认为输入的倒序）。刻度标签同时给出位置和数字，反对角线
+    一眼就能读出来。
     """
     weights = _as_table(weights)
     inputs = [int(t) for t in np.asarray(inputs).ravel()]

@@ -24,10 +24,10 @@ def _uniform_reference(metric, n_keys):
 
 
 def scaling_curves(result, metrics=("max_weight", "grad_norm")):
-    """Plot :func:`attnbook.scaling.measure_scaling` output, one panel per metric.
+    """画出 :func:`attnbook.scaling.measure_scaling` 的结果，每个统计量一幅子图。
 
-    x: the head depth d_k on a log axis; one curve per scaling. The max-weight and
-    entropy panels also show the value of a uniform softmax over ``n_keys`` keys.
+    横轴是每头维度 d_k（对数刻度），每种缩放方式一条曲线。最大权重与熵的子图还画出
+    ``n_keys`` 个键上均匀分布的 softmax 对应的值作参照。返回这幅图。
     """
     d_k = np.asarray(result["d_k"])
     fig, axes = plt.subplots(1, len(metrics), figsize=(5.0 * len(metrics), 4.3),

@@ -43,9 +43,11 @@ def _frame(ax, title):
 
 
 def attention_wiring(batch=2, n=10, n_enc=20, n_dec=6, d_model=32):
-    """Top: self-attention on ``(batch, n, d_model)``. Bottom: cross-attention, queries
-    from ``n_dec`` decoder positions, keys and values from ``n_enc`` encoder positions.
-    Shapes are those of the manuscript's examples (single-head weights)."""
+    """上图：``(batch, n, d_model)`` 上的自注意力。下图：交叉注意力，查询来自
+    ``n_dec`` 个解码器位置，键与值来自 ``n_enc`` 个编码器位置。
+
+    形状取自正文的例子（权重按单头画）。返回这幅图。
+    """
     # Stacked, not side by side: the page column is narrow, and each panel stays legible.
     fig, (left, right) = plt.subplots(2, 1, figsize=(8.4, 6.9))
 

@@ -1,0 +1,181 @@
+"""The browser tests' plumbing: the site's server, and a watched Chromium page.
+
+``Server`` runs tools/serve.py in a subprocess under a URL prefix. ``Watched`` is a fresh
+browser context and page that records console errors, page errors, failed requests and
+every request that would leave 127.0.0.1 (those are aborted). The pytest fixtures that
+hand these out are in conftest.py.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+import pytest
+
+from buildfiles import HTML, ROOT
+
+SERVE = ROOT / "tools" / "serve.py"
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+METRICS_FILE = ARTIFACTS / "metrics.json"
+SUB_PATH = "/some/sub-path/"  # deliberately not the published prefix
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+MATHJAX_TIMEOUT_MS = 20_000
+IDLE_TIMEOUT_MS = 2_000
+
+
+def unavailable(reason: str):
+    """Skip locally; fail on CI, where the browser tests must run."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so the browser tests must run, not skip)", pytrace=False)
+    pytest.skip(f"{reason}; browser tests run on CI")
+
+
+def chromium_path() -> str | None:
+    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class Server:
+    """tools/serve.py in a subprocess; .url is the served prefix, ending in '/'."""
+
+    def __init__(self, root: Path, prefix: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVE), str(root), "--port", "0", "--prefix", prefix],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("serving http://127.0.0.1:"):
+            self.stop()
+            raise RuntimeError(f"tools/serve.py did not start: {line!r} {self.proc.stderr.read()}")
+        self.url = line.split(" ", 1)[1]
+        self.prefix = urlsplit(self.url).path
+        self.origin = self.url[: -len(self.prefix)]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream:
+                stream.close()
+
+
+class Watched:
+    """A fresh context and page; records console errors, page errors, off-host requests,
+    failed requests and HTTP errors."""
+
+    def __init__(self, browser, **context_options):
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.off_host: list[str] = []
+        self.failed: list[str] = []
+        self.http_errors: list[str] = []
+        self.context = browser.new_context(**context_options)
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        self.page.on("requestfailed", self._request_failed)
+        self.page.on("response", self._response)
+
+    def _route(self, route):
+        url = route.request.url
+        split = urlsplit(url)
+        if split.scheme in ("http", "https", "ws", "wss") and split.hostname not in LOCAL_HOSTS:
+            self.off_host.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def _console(self, msg):
+        if msg.type == "error":
+            loc = msg.location or {}
+            where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
+            self.console_errors.append(f"{msg.text}{where}")
+
+    def _request_failed(self, request):
+        if request.url not in self.off_host:
+            self.failed.append(f"{request.url}: {request.failure}")
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.http_errors.append(f"{response.status} {response.url}")
+
+    def open(self, url: str, mathjax: bool = True):
+        response = self.page.goto(url, wait_until="load")
+        if redirects(url):
+            # index.html is a meta-refresh page: follow it, then check the page it leads to.
+            self.page.wait_for_url(lambda u: u != url, wait_until="load")
+        if mathjax:
+            self.wait_for_mathjax()
+        try:
+            self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
+        except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
+            pass
+        return response
+
+    def wait_for_mathjax(self) -> bool:
+        """Wait for MathJax's first typesetting, if MathJax is on the page."""
+        return self.page.evaluate(
+            """async (ms) => {
+                const mj = window.MathJax;
+                if (!(mj && mj.startup && mj.startup.promise)) return false;
+                const timeout = new Promise((resolve) => setTimeout(() => resolve(false), ms));
+                return await Promise.race([mj.startup.promise.then(() => true), timeout]);
+            }""",
+            MATHJAX_TIMEOUT_MS,
+        )
+
+    def problems(self) -> list[str]:
+        out = [f"console error: {m}" for m in self.console_errors]
+        out += [f"page error: {m}" for m in self.page_errors]
+        return out
+
+    def close(self):
+        self.context.close()
+
+
+def redirects(url: str) -> bool:
+    """Whether the built file behind a URL served at SUB_PATH is a meta-refresh page."""
+    path = urlsplit(url).path
+    if not path.startswith(SUB_PATH):
+        return False
+    file = HTML / (path[len(SUB_PATH):] or "index.html")
+    if not file.is_file():
+        return False
+    head = file.read_text(encoding="utf-8", errors="replace")[:2000]
+    return bool(re.search(r"<meta[^>]+http-equiv=[\"']?refresh", head, re.I))
+
+
+def fmt(items) -> str:
+    return "\n  " + "\n  ".join(str(i) for i in items) if items else " (none)"
+
+
+
+def record_metrics(page: str, metrics: dict):
+    """Add one page's metrics to METRICS_FILE; safe when several test workers write."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with open(METRICS_FILE.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            old = json.loads(METRICS_FILE.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+        old[page] = metrics
+        METRICS_FILE.write_text(json.dumps(dict(sorted(old.items())), ensure_ascii=False, indent=2)
+                                + "\n", encoding="utf-8")

@@ -1,0 +1,118 @@
+"""The execution cache decides right (book/_ext/execution.py), proved on a small copy.
+
+The copy has the book's configuration, extensions and templates, a tiny package in its
+own code/ (on the kernel's PYTHONPATH) and two executed pages, one of which prints a
+value from that package. Each case runs the plain ``jupyter-book build`` command a
+reader types, and reads from its log which pages executed.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from buildfiles import ROOT
+
+# One worker runs the cases in order on the same copy.
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("cache")]
+
+HEADER = """---
+jupytext:
+  text_representation: {extension: .md, format_name: myst, format_version: 0.13}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+"""
+PAGES = {
+    "uses": HEADER + "# 用包的页面\n\n开头的文字。\n\n```{code-cell} ipython3\nimport tinypkg\nprint(tinypkg.GREETING)\n```\n",
+    "plain": HEADER + "# 另一页\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n",
+}
+TOC = """format: jb-book
+root: book/index
+chapters:
+  - file: book/uses
+  - file: book/plain
+"""
+EXECUTED = re.compile(r"\[execution\] (book/\w+): executed")
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """A small book beside a tiny package, built once (cold) before the cases run."""
+    root = tmp_path_factory.mktemp("book")
+    for name in ("_config.yml", "requirements.txt"):
+        shutil.copy(ROOT / name, root / name)
+    for folder in ("_ext", "_static", "_templates", "locale"):
+        shutil.copytree(ROOT / "book" / folder, root / "book" / folder)
+    for name in ("glossary.md", "references.bib"):
+        shutil.copy(ROOT / "book" / name, root / "book" / name)
+    (root / "_toc.yml").write_text(TOC, encoding="utf-8")
+    (root / "book" / "index.md").write_text("# 小书\n\n不执行的首页。\n", encoding="utf-8")
+    for name, text in PAGES.items():
+        (root / "book" / f"{name}.md").write_text(text, encoding="utf-8")
+    (root / "code" / "tinypkg").mkdir(parents=True)
+    (root / "code" / "tinypkg" / "__init__.py").write_text('GREETING = "第一版"\n', encoding="utf-8")
+    assert build(root) == {"book/uses", "book/plain"}, "the cold build must execute both pages"
+    return root
+
+
+def build(root):
+    """Run the plain build; return the pages it executed."""
+    env = {**os.environ, "PYTHONPATH": str(root / "code")}
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run([str(jupyter_book), "build", str(root)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert "Executing notebook" not in log, "myst-nb executed a page itself: the cache key differs"
+    assert "without encryption" not in log, "a kernel ran over TCP"
+    return set(EXECUTED.findall(log))
+
+
+def html(root, page):
+    return (root / "_build" / "html" / "book" / f"{page}.html").read_text(encoding="utf-8")
+
+
+def edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_no_change_executes_nothing(book):
+    assert build(book) == set()
+
+
+def test_prose_edit_executes_nothing_and_shows(book):
+    edit(book / "book" / "uses.md", "开头的文字。", "改过的文字。")
+    assert build(book) == set()
+    assert "改过的文字。" in html(book, "uses")
+
+
+def test_code_cell_edit_executes_that_page_alone(book):
+    edit(book / "book" / "plain.md", "print(6 * 7)", "print(6 * 8)")
+    assert build(book) == {"book/plain"}
+    assert "48" in html(book, "plain")
+
+
+def test_package_edit_executes_the_pages_and_shows_the_new_output(book):
+    assert "第一版" in html(book, "uses")
+    edit(book / "code" / "tinypkg" / "__init__.py", "第一版", "第二版")
+    assert "book/uses" in build(book)
+    assert "第二版" in html(book, "uses")
+    executed = (book / "_build" / "jupyter_execute" / "book" / "uses.ipynb").read_text(encoding="utf-8")
+    assert "第二版" in executed, "the downloadable notebook keeps the old output"
+
+
+def test_requirements_edit_executes_again(book):
+    with open(book / "requirements.txt", "a", encoding="utf-8") as requirements:
+        requirements.write("# a comment changes the pinned environment's key too\n")
+    assert build(book) == {"book/uses", "book/plain"}
+
+
+def test_old_caches_are_pruned(book):
+    folders = [p for p in (book / "_build" / ".jupyter_cache").iterdir() if p.is_dir()]
+    assert 1 <= len(folders) <= 3, folders
