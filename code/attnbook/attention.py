@@ -149,22 +149,28 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         return x, context
 
     def compute_output_shape(self, x_shape, context_shape=None):
-        """输出的形状：``x_shape`` 是 ``(batch, n_q, features)``，返回 ``(batch, n_q, d_model)``。"""
+        """输出的形状 ``(batch, n_q, d_model)``。
+
+        ``x_shape`` 是 ``(batch, n_q, features)``。
+        """
         return tuple(x_shape[:-1]) + (self.d_model,)
 
-    def compute_output_spec(self, x, context=None, attention_mask=None, return_attention_scores=False):
-        """符号输入（KerasTensor）的输出：序列长度不会丢成 ``None``。
+    def compute_output_spec(self, x, context=None, attention_mask=None,
+                            return_attention_scores=False):
+        """符号输入（KerasTensor）的输出，序列长度不会丢成 ``None``。
 
         Returns:
-            输出 ``(batch, n_q, d_model)``；``return_attention_scores=True`` 时再加上
-            注意力权重 ``(batch, num_heads, n_q, n_k)``，``n_k`` 取自 ``context``（自注意力时取自 ``x``）。
+            输出 ``(batch, n_q, d_model)``；``return_attention_scores=True``
+            时另有注意力权重 ``(batch, num_heads, n_q, n_k)``，其中 ``n_k``
+            取自 ``context``，自注意力时取自 ``x``。
         """
-        output = keras.KerasTensor(self.compute_output_shape(x.shape), dtype=self.compute_dtype)
+        shape = self.compute_output_shape(x.shape)
+        output = keras.KerasTensor(shape, dtype=self.compute_dtype)
         if not return_attention_scores:
             return output
         n_k = (x if context is None else context).shape[1]
-        weights = keras.KerasTensor((x.shape[0], self.h, x.shape[1], n_k), dtype=self.compute_dtype)
-        return output, weights
+        scores = (x.shape[0], self.h, x.shape[1], n_k)  # 每个头一张权重表
+        return output, keras.KerasTensor(scores, dtype=self.compute_dtype)
 
     def get_config(self):
         """返回本层的配置，``from_config`` 可据此重建本层。"""
