@@ -35,8 +35,10 @@ test: wheel-test
 # as constraints; the tests import it from the venv's site-packages (a test checks).
 # The book venv's pip fills the new venv (--python), which saves ensurepip; --no-compile,
 # and imports write the bytecode of only what runs (half the install time).
-# beautifulsoup4: pytest imports every test module, also the deselected book tests;
-# sphinx and pyyaml: the docstring, exercise and claims tests use them.
+# WHEEL_TEST_NEEDS: pytest, the notebook runner, and what the unit tests import
+# (beautifulsoup4 because pytest imports every test module, the deselected ones too).
+WHEEL_TEST_NEEDS := pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 \
+                    sphinx myst-nb sphinx-external-toc pyyaml
 wheel-test: $(HTML)
 	rm -rf $(DIST) "$(WHEEL_VENV)"
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) code/
@@ -44,7 +46,7 @@ wheel-test: $(HTML)
 	grep -v '^-e' requirements.txt > "$(WHEEL_VENV)/constraints.txt"
 	$(BIN)/python -m pip --python "$(WHEEL_VENV)/bin/python" install --quiet --no-compile \
 	  --constraint "$(WHEEL_VENV)/constraints.txt" $(PIP) "$$(ls $(DIST)/attnbook-*.whl)[cpu]" \
-	  pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 sphinx pyyaml
+	  $(WHEEL_TEST_NEEDS)
 	"$(WHEEL_VENV)/bin/python" -m pip check
 	cd "$(WHEEL_VENV)" && env -u PYTHONPATH -u PYTHONDONTWRITEBYTECODE ATTNBOOK_WHEEL_VENV="$(WHEEL_VENV)" \
 	  bin/python -m pytest -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
