@@ -21,6 +21,7 @@ _STARTUP_NOISE = (
     "cpu_feature_guard.cc",
     "To enable the following instructions",
     "Unable to register cu",  # cuDNN/cuFFT/cuBLAS factories, on GPU builds
+    "Could not find cuda drivers",  # the GPU build (`tensorflow`) on a machine without one
     "could not open file to read NUMA node",
 )
 
