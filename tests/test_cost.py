@@ -253,3 +253,9 @@ def test_format_bytes(nbytes, text):
 def test_format_bytes_rejects_negative():
     with pytest.raises(ValueError, match="nbytes must be >= 0"):
         cost.format_bytes(-1)
+
+
+def test_start_measuring_then_measure_two_at_a_time():
+    cost.start_measuring()
+    small, large = cost.peak_memories([(np.ones, (2**20,), None, ()), (np.ones, (2**24,), None, ())])
+    assert large.growth_bytes > 0.9 * 2**27 > 10 * small.growth_bytes

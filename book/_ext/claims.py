@@ -18,6 +18,7 @@ a tag, marker or correction that names no claim, is a build warning (an error un
 """
 
 import ast
+import re
 from pathlib import Path
 
 import yaml
@@ -120,25 +121,33 @@ class ClaimsLedgerDirective(SphinxDirective):
         self.env.note_dependency(str(path))
         for test_file in sorted((Path(self.env.srcdir) / config.claims_tests).glob("test_*.py")):
             self.env.note_dependency(str(test_file))
-        table = nodes.table(classes=["claims-ledger"])
-        group = nodes.tgroup(cols=5)
+        table = nodes.table(classes=["claims-ledger", "colwidths-given"])
+        group = nodes.tgroup(cols=4)
         table += group
-        for width in (4, 30, 8, 34, 24):
+        for width in (6, 44, 12, 38):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "状态", "依据", "说明")])
+        head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "状态", "依据")])
         group += head
         body = nodes.tbody()
         for number, claim in enumerate(load_claims(path), start=1):
             body += _row([
                 nodes.Text(str(number)),
-                nodes.inline("", f"“{claim['quote']}”", classes=["claim-quote"]),
+                self._claim_cell(claim),
                 ledger_slot(claim_id=claim["id"], part="status"),
                 self._backing_cell(claim),
-                self._parse(claim.get("note", "")),
             ], ids=[f"claim-{claim['id']}"])
         group += body
         return [table]
+
+    def _claim_cell(self, claim):
+        cell = nodes.container()
+        cell += nodes.paragraph("", f"“{claim['quote']}”", classes=["claim-quote"])
+        if claim.get("note"):
+            note = self._parse(claim["note"])
+            note["classes"].append("claim-note")
+            cell += note
+        return cell
 
     def _backing_cell(self, claim):
         cell = nodes.inline()
@@ -208,7 +217,7 @@ def _links(app, fromdocname, backing):
     for docname, node_id, title in backing.get("correction", []):
         items.append(_ref(app, fromdocname, docname, node_id, f"编者注：{title}"))
     for docname, anchor in backing.get("cell", []):
-        items.append(_ref(app, fromdocname, docname, anchor, f"{app.env.titles[docname].astext()}的单元格"))
+        items.append(_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
     for file, name, line in backing.get("test", []):
         label = nodes.literal(text=f"{file}::{name}")
@@ -222,6 +231,13 @@ def _links(app, fromdocname, backing):
             box += nodes.Text("；")
         box += item
     return box
+
+
+def _page_name(env, docname):
+    """正文 for the author's page, else the title without its number: 《成本账，实测》."""
+    if getattr(env, "editorial_docs", {}).get(docname) == "blocks":
+        return "正文"
+    return "《" + re.sub(r"^4\.5\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
 
 
 def _ref(app, fromdocname, docname, anchor, text):

@@ -113,7 +113,7 @@ def _keras_like(layer, x):
     return ref
 
 
-def _forward_backward(layer, call):
+def _forward_backward(layer, call, input_signature=None):
     def step(x):
         with tf.GradientTape() as tape:
             y = call(x)
@@ -121,7 +121,7 @@ def _forward_backward(layer, call):
         grads = tape.gradient(loss, layer.trainable_variables)
         return loss, grads
 
-    return tf.function(step, autograph=False)
+    return tf.function(step, autograph=False, input_signature=input_signature)
 
 
 def _interleaved(calls, rounds, repeats):
@@ -189,10 +189,12 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, t
     keras.utils.set_random_seed(0)
     layers = {"rnn": keras.layers.GRU(d_model, return_sequences=True),
               "attention": MiniMultiHeadAttention(d_model, heads)}
-    fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False)
+    # Any length, one trace: the lengths share one compiled function per layer.
+    signature = [tf.TensorSpec((batch, None, d_model), tf.float32)]
+    fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False, input_signature=signature)
            for name, layer in layers.items()}
     if training:
-        fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x))
+        fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x), signature)
                 for name, layer in layers.items()}
     rows = {"n": []} | {f"{name}_ms": [] for name in fns}
     for n in lengths:

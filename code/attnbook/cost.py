@@ -184,6 +184,18 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     return PeakMemory(**payload)
 
 
+def start_measuring():
+    """在后台启动测内存用的 forkserver，让第一次 :func:`peak_memory` 不必等它导入 TensorFlow。
+
+    forkserver 在自己的进程里导入 attnbook，本进程照常往下执行；不支持 forkserver 的
+    平台上什么也不做。
+    """
+    if _child_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def peak_memories(calls, workers=2):
     """对 ``calls`` 里的每个 ``(fn, args, setup, setup_args)`` 调用 :func:`peak_memory`。
 
@@ -275,6 +287,6 @@ def format_bytes(nbytes):
 
 __all__ = [
     "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
-    "peak_memory",
+    "peak_memory", "start_measuring",
     "score_table", "time_call",
 ]
