@@ -15,7 +15,7 @@ PAGE = """<html><head><link rel="stylesheet" href="../_static/a.css?v=1"><script
 <h1>{title}<a class="headerlink" href="#top">#</a></h1>
 <p id="p1">见 <a class="reference internal" href="b.html#sec-x">B 的一节</a>、<a href="#p1">本段</a>、
 <a href="../genindex.html">索引</a>和 <a href="https://example.org/">外链</a>。</p>
-<img src="../_images/fig.png"><svg><clipPath id="clip"></clipPath></svg>
+<img src="../_images/fig.png"><svg><style>*{{stroke-linejoin:round}}</style><clipPath id="clip"></clipPath></svg>
 <section id="sec-x"><h2>小节</h2>{body}</section></section></article></body></html>"""
 EXERCISE = """<div class="exercise admonition" id="ex-a"><p class="admonition-title">练习 4.5.1</p></div>
 <div class="solution dropdown admonition"><p class="admonition-title">解答 练习 4.5.1</p></div>
@@ -67,6 +67,7 @@ def test_screen_only_controls_go_and_assets_are_gathered_once(site):
     assert not found["book/a"][0].select(".headerlink, .voice-switch")
     assert book.assets.stylesheets == ["_static/a.css?v=1"]
     assert book.assets.scripts == [("src", "_static/m.js"), ("inline", "window.X = 1;")]
+    assert book.assets.styles == [] and found["book/a"][0].select_one("svg style")  # a figure keeps its own
 
 
 def test_solutions_move_after_the_last_exercise(site):

@@ -39,7 +39,10 @@ class Assets:
     scripts: list = field(default_factory=list)  # ("src", url) or ("inline", text)
 
     def add(self, soup, page_path):
+        """Add what ``soup`` (a page) loads outside its article; the article keeps its own."""
         for tag in soup.select("link[rel~=stylesheet], style, script"):
+            if tag.find_parent("article"):
+                continue
             if tag.name == "link":
                 _append_once(self.stylesheets, site_url(tag["href"], page_path))
             elif tag.name == "style":

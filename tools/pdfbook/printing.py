@@ -19,8 +19,8 @@ DOCUMENT = "attention-book.print.html"
 SETTLE_TIMEOUT_MS = 120_000
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-# True while any image is undecoded or any math element still holds TeX delimiters.
-_UNSETTLED = r"""() => {
+# True once every image is decoded and no math element still holds TeX delimiters.
+_SETTLED = r"""() => {
   const tex = /^\s*(\\\(|\\\[|\$\$|\\begin\{)/;
   const math = [...document.querySelectorAll(".math")].filter((e) => tex.test(e.textContent));
   const images = [...document.images].filter((i) => !(i.complete && i.naturalWidth > 0));
@@ -64,7 +64,7 @@ class Printer:
 
     def open(self):
         self.page.goto(f"{ORIGIN}/{DOCUMENT}", wait_until="load")
-        self.page.wait_for_function(_UNSETTLED, timeout=SETTLE_TIMEOUT_MS, polling=250)
+        self.page.wait_for_function(_SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=250)
         self.page.evaluate("document.fonts.ready.then(() => true)")
 
     def fill(self, numbers):
