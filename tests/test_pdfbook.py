@@ -7,7 +7,7 @@ import pytest
 from buildfiles import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
-from pdfbook import assemble, contents, exercises, toc  # noqa: E402
+from pdfbook import assemble, contents, document, exercises, toc  # noqa: E402
 
 PAGE = """<html><head><link rel="stylesheet" href="../_static/a.css?v=1"><script src="../_static/m.js"></script>
 <script>DOCUMENTATION_OPTIONS.pagename = '{name}';</script><script>window.X = 1;</script></head>
@@ -89,3 +89,11 @@ def test_site_urls_resolve_against_the_page():
 def test_contents_page_has_a_number_slot_for_each_line():
     html = contents.section([("book-a", "前言", 1), ("part-第-4-章", "第 4 章", 1)])
     assert html.count(contents.PLACEHOLDER) == 2 and 'href="#book-a"' in html
+
+
+def test_document_prints_the_light_theme_and_the_editors_layer_after_the_sites_styles(site):
+    book, found = sections(site)
+    html = document.render("书名", book.assets, [str(section) for section, _ in found.values()])
+    opening = html.split("<head>", 1)[0]
+    assert 'data-theme="light"' in opening and 'data-voice="all"' in opening
+    assert html.index('href="_static/a.css?v=1"') < html.index("@page") < html.index('src="_static/m.js"')
