@@ -30,7 +30,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from browsing import ARTIFACTS, IMAGES_JS, SUB_PATH, Server, Watched, fmt, prefix_of_404
+from browsing import ARTIFACTS, IMAGES_JS, Server, Watched, fmt, prefix_of_404
 from buildfiles import HTML, SECTION, glossary_entries, html_pages
 
 pytestmark = pytest.mark.browser
