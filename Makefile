@@ -1,6 +1,9 @@
 # make book:  build the executed book into _build/html (creates .venv if needed).
 # make check: the package's unit tests, without building the book (the quick path).
-# make test:  every test: the package, the built book, then the browser.
+# make test:  every test: make wheel-test, then the built book and the browser.
+# make wheel-test: build the wheel and sdist, install the wheel in a clean venv outside
+#             the checkout, and run there the package's unit tests and every notebook
+#             the site offers for download.
 # make fresh: throw the execution cache away and build again, executing every page.
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 # make dist:  the whole site as _build/attention-book-html.zip, to read from disk (file://).
@@ -9,11 +12,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HTML   := _build/html/index.html
-DIST   := _build/attention-book-html.zip
+PIP    := pip==24.3.1
+DIST   := _build/dist
+SITE_ZIP := _build/attention-book-html.zip
+# Recreated on every run, outside the checkout; the shell expands TMPDIR.
+WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
 JOBS   := $(shell nproc 2>/dev/null || echo 1)
 SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
-.PHONY: book check test fresh serve venv clean dist
+.PHONY: book check test wheel-test fresh serve venv clean dist
 .DELETE_ON_ERROR:
 
 book: $(HTML)
@@ -21,8 +28,32 @@ book: $(HTML)
 check: $(STAMP)
 	$(BIN)/python -m pytest -m "not book and not browser and not build" -n $(JOBS) --dist loadgroup
 
-test: $(HTML) $(DIST)
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+# The unit tests run once, in wheel-test against the installed wheel; the book venv
+# runs the tests that need the build or Jupyter Book.
+test: wheel-test $(SITE_ZIP)
+	$(BIN)/python -m pytest -m "(book or browser or build) and not notebooks" -n $(JOBS) --dist loadgroup
+
+# The wheel gets exactly the versions of requirements.txt (minus the editable package)
+# as constraints; the tests import it from the venv's site-packages (a test checks).
+# The book venv's pip fills the new venv (--python), which saves ensurepip; --no-compile,
+# and imports write the bytecode of only what runs (half the install time).
+# WHEEL_TEST_NEEDS: pytest, the notebook runner, and what the unit tests import
+# (beautifulsoup4 because pytest imports every test module, the deselected ones too).
+WHEEL_TEST_NEEDS := pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 \
+                    sphinx myst-nb sphinx-external-toc pyyaml latex2mathml
+wheel-test: $(HTML)
+	rm -rf $(DIST) "$(WHEEL_VENV)"
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) code/
+	$(PYTHON) -m venv --without-pip "$(WHEEL_VENV)"
+	grep -v '^-e' requirements.txt > "$(WHEEL_VENV)/constraints.txt"
+	$(BIN)/python -m pip --python "$(WHEEL_VENV)/bin/python" install --quiet --no-compile \
+	  --constraint "$(WHEEL_VENV)/constraints.txt" $(PIP) "$$(ls $(DIST)/attnbook-*.whl)[cpu]" \
+	  $(WHEEL_TEST_NEEDS)
+	"$(WHEEL_VENV)/bin/python" -m pip check
+	cd "$(WHEEL_VENV)" && env -u PYTHONPATH -u PYTHONDONTWRITEBYTECODE ATTNBOOK_WHEEL_VENV="$(WHEEL_VENV)" \
+	  bin/python -m pytest -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
+	  -m "not browser and not build and (not book or notebooks)" -n $(JOBS) --dist loadgroup \
+	  "$(CURDIR)/tests"
 
 fresh: $(STAMP)
 	rm -rf _build
@@ -35,7 +66,7 @@ venv: $(STAMP)
 
 $(STAMP): requirements.txt code/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip==24.3.1
+	$(BIN)/python -m pip install --quiet --upgrade $(PIP)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip check
 	touch $@
@@ -48,7 +79,7 @@ $(HTML): $(STAMP) $(SOURCES)
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 	test -f $@ && touch $@
 
-dist: $(DIST)
+dist: $(SITE_ZIP)
 
 # Every file of the site under attention-book/ (source maps and the zip itself left out).
 # A copy goes next to the site, so the preface's link to it works in _build/html as it
@@ -56,14 +87,14 @@ dist: $(DIST)
 define ZIP_SITE
 import pathlib, zipfile
 site = pathlib.Path("_build/html")
-with zipfile.ZipFile("$(DIST)", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+with zipfile.ZipFile("$(SITE_ZIP)", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
     for path in sorted(site.rglob("*")):
-        if path.is_file() and path.suffix != ".map" and path.name not in {"$(notdir $(DIST))", ".buildinfo"}:
+        if path.is_file() and path.suffix != ".map" and path.name not in {"$(notdir $(SITE_ZIP))", ".buildinfo"}:
             zf.write(path, pathlib.Path("attention-book", path.relative_to(site)))
 endef
 export ZIP_SITE
 
-$(DIST): $(HTML)
+$(SITE_ZIP): $(HTML)
 	$(BIN)/python -c "$$ZIP_SITE"
 	cp $@ _build/html/
 

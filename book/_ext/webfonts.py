@@ -33,8 +33,6 @@ logger = logging.getLogger(__name__)
 FONTS = "_static/fonts"
 ICON_SOURCE = "_static/vendor/fontawesome/webfonts/fa-solid-900.ttf"
 ICON_CSS = "_static/styles/pydata-sphinx-theme.css"
-# Found without importing ziamath, which would load and parse the font at import.
-MATH_SOURCE = Path(find_spec("ziamath").origin).parent / "fonts" / "STIXTwoMath-Regular.ttf"
 MATH_FEATURES = ["ssty", "dtls", "flac"]  # script-size forms, dotless and flat accent bases
 FUNCTION_APPLICATION = "\u2061"
 RADICAL = "\u221a"
@@ -49,6 +47,12 @@ _NOT_ICONS = {"fa-lg", "fa-xs", "fa-sm", "fa-xl", "fa-2x", "fa-fw", "fa-spin", "
 
 
 # --- math ----------------------------------------------------------------------------
+
+def math_source():
+    """STIX Two Math as ziamath ships it, found without importing ziamath (which would
+    load and parse the font)."""
+    return Path(find_spec("ziamath").origin).parent / "fonts" / "STIXTwoMath-Regular.ttf"
+
 
 def _italic(char):
     """The character MathML's automatic italic shows for a one-letter <mi>."""
@@ -163,7 +167,7 @@ def _make_fonts(app, exception):
     chars = set().union(*(math_text(t) for t in html.values() if "<math" in t))
     if chars:
         chars.add(FUNCTION_APPLICATION)
-        _report(write_subset(MATH_SOURCE, outdir / FONTS / "book-math.woff2", chars, MATH_FEATURES),
+        _report(write_subset(math_source(), outdir / FONTS / "book-math.woff2", chars, MATH_FEATURES),
                 "the math font")
 
 

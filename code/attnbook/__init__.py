@@ -6,11 +6,19 @@
 变体（``attnbook.efficient``）。
 """
 
+import importlib.metadata
+
 from ._tf import tf  # noqa: F401  (import first: it silences TensorFlow's start-up lines)
 from .attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from . import cost
 from .efficient import chunked_attention, elu_plus_one, linear_attention, sliding_window_attention
 from .masks import causal_mask, combine_masks, padding_mask, padding_mask_from_tokens
+
+try:
+    #: 配套包的版本号，取自安装时的包元数据（``importlib.metadata``），例如 ``"0.2.0"``。
+    __version__ = importlib.metadata.version(__name__)
+except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "MiniMultiHeadAttention", "masked_softmax", "scaled_dot_product_attention",

@@ -9,6 +9,7 @@ while TensorFlow loads, drops the known start-up lines and passes anything else 
 """
 
 import contextlib
+import importlib.metadata
 import os
 import sys
 import tempfile
@@ -20,6 +21,7 @@ _STARTUP_NOISE = (
     "cpu_feature_guard.cc",
     "To enable the following instructions",
     "Unable to register cu",  # cuDNN/cuFFT/cuBLAS factories, on GPU builds
+    "Could not find cuda drivers",  # the GPU build (`tensorflow`) on a machine without one
     "could not open file to read NUMA node",
 )
 
@@ -41,6 +43,28 @@ def _capture_fd2():
             lines.extend(tmp.read().decode("utf-8", "replace").splitlines())
 
 
+def _extra_requirement(extra, default):
+    """The requirement that ``attnbook[extra]`` adds, read from the installed metadata."""
+    try:
+        requirements = importlib.metadata.requires("attnbook") or []
+    except importlib.metadata.PackageNotFoundError:
+        return default
+    for requirement in requirements:
+        spec, _, marker = requirement.partition(";")
+        if marker.replace("'", '"').split() == ["extra", "==", f'"{extra}"']:
+            return spec.strip()
+    return default
+
+
+def _missing_tensorflow_message():
+    cpu = _extra_requirement("cpu", "tensorflow-cpu")
+    gpu = _extra_requirement("gpu", "tensorflow[and-cuda]")
+    return (
+        f'attnbook 需要 TensorFlow，但当前环境里没有安装：只有 CPU 的机器运行 pip install "{cpu}"，'
+        f'有 NVIDIA GPU 的机器运行 pip install "{gpu}"（在 Notebook 里写作 %pip install …，装好后重启内核）。'
+    )
+
+
 def import_tensorflow():
     """Return the ``tensorflow`` module, imported without its start-up noise.
 
@@ -51,7 +75,12 @@ def import_tensorflow():
         return sys.modules["tensorflow"]
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep errors, drop INFO/WARNING
     with _capture_fd2() as lines:
-        import tensorflow
+        try:
+            import tensorflow
+        except ModuleNotFoundError as err:
+            if err.name != "tensorflow":
+                raise
+            raise ModuleNotFoundError(_missing_tensorflow_message(), name="tensorflow") from None
     kept = [line for line in lines if not any(noise in line for noise in _STARTUP_NOISE)]
     if kept:
         print("\n".join(kept), file=sys.stderr)

@@ -59,6 +59,7 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     return output, weights
 
 
+@keras.saving.register_keras_serializable(package="attnbook")
 class MiniMultiHeadAttention(keras.layers.Layer):
     """多头缩放点积注意力层：在最小实现之上加了交叉注意力、掩码与输入检查。
 
@@ -146,6 +147,30 @@ class MiniMultiHeadAttention(keras.layers.Layer):
                 f"x {tuple(x.shape)} and context {tuple(context.shape)}."
             )
         return x, context
+
+    def compute_output_shape(self, x_shape, context_shape=None):
+        """输出的形状 ``(batch, n_q, d_model)``。
+
+        ``x_shape`` 是 ``(batch, n_q, features)``。
+        """
+        return tuple(x_shape[:-1]) + (self.d_model,)
+
+    def compute_output_spec(self, x, context=None, attention_mask=None,
+                            return_attention_scores=False):
+        """符号输入（KerasTensor）的输出，序列长度不会丢成 ``None``。
+
+        Returns:
+            输出 ``(batch, n_q, d_model)``；``return_attention_scores=True``
+            时另有注意力权重 ``(batch, num_heads, n_q, n_k)``，其中 ``n_k``
+            取自 ``context``，自注意力时取自 ``x``。
+        """
+        shape = self.compute_output_shape(x.shape)
+        output = keras.KerasTensor(shape, dtype=self.compute_dtype)
+        if not return_attention_scores:
+            return output
+        n_k = (x if context is None else context).shape[1]
+        scores = (x.shape[0], self.h, x.shape[1], n_k)  # 每个头一张权重表
+        return output, keras.KerasTensor(scores, dtype=self.compute_dtype)
 
     def get_config(self):
         """返回本层的配置，``from_config`` 可据此重建本层。"""

@@ -51,6 +51,7 @@ def reversal_data(n, length=8, vocab=10, seed=0):
     return x, x[:, ::-1].copy()
 
 
+@keras.saving.register_keras_serializable(package="attnbook")
 class ReversalModel(keras.Model):
     """把数字序列倒过来的极小编码器-解码器。
 
