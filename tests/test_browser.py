@@ -150,7 +150,7 @@ COLORS_JS = """() => {
 }"""
 
 
-# --- per page: clean load, images, math, metrics --------------------------------------
+# --- per page: clean load, images, math -------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES)
