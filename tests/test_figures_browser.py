@@ -85,8 +85,11 @@ def contrast(a, b) -> float:
 
 
 def ring(pixels: np.ndarray) -> np.ndarray:
-    return np.concatenate([pixels[:RING].reshape(-1, 3), pixels[-RING:].reshape(-1, 3),
-                           pixels[:, :RING].reshape(-1, 3), pixels[:, -RING:].reshape(-1, 3)])
+    """The figure's border, RING pixels wide, one pixel in: an element's screenshot is
+    rounded out to whole pixels, so its outermost rows may show the page around it."""
+    inner = pixels[1:-1, 1:-1]
+    return np.concatenate([inner[:RING].reshape(-1, 3), inner[-RING:].reshape(-1, 3),
+                           inner[:, :RING].reshape(-1, 3), inner[:, -RING:].reshape(-1, 3)])
 
 
 # Labels are the <g> elements whose glyphs are <use> elements (markers carry x and y).
