@@ -5,23 +5,14 @@ claims they back (book/_ext/claims.py finds them the same way at build time). A 
 with no backing, or a backing that names no claim, fails here before any build.
 """
 
-import importlib.util
 import re
 
 import pytest
 
 import manuscript
-from buildfiles import ROOT
+from buildfiles import ROOT, load_extension
 
-
-def _load_extension():
-    spec = importlib.util.spec_from_file_location("claims_ext", ROOT / "book" / "_ext" / "claims.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-claims_ext = _load_extension()
+claims_ext = load_extension("claims")
 CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
 IDS = {claim["id"] for claim in CLAIMS}
 PAGES = sorted((ROOT / "book").rglob("*.md"))

@@ -9,7 +9,7 @@ layer built under mixed_bfloat16 is accepted; the command line exits 0 / 1 / 2.
 Exercise ids are never typed here: they come from the catalog, by answer name.
 """
 
-import importlib.util
+import importlib
 import pkgutil
 import re
 import subprocess
@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 import unicodedata
-from pathlib import Path
 
 import keras
 import numpy as np
@@ -32,9 +31,9 @@ from attnbook.exercises import (CATALOG, CONCEPTUAL, EXERCISES, FAILED, PASSED, 
 from attnbook.exercises.__main__ import main
 from attnbook.exercises.buggy import BuggyMultiHeadAttention
 from attnbook.exercises.catalog import SECTION
+from buildfiles import ROOT, load_extension
 
 S = solutions
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "ch04" / "exercises.md"
 ID = {ex.answer_name: ex.id for ex in EXERCISES.values()}  # "split_heads" -> its id
 SDPA = ID["scaled_dot_product_attention"]
@@ -184,14 +183,7 @@ def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():
 # --- the starter page ----------------------------------------------------------------
 
 
-def load_starter_extension():
-    spec = importlib.util.spec_from_file_location("exercise_starter", ROOT / "book" / "_ext" / "exercise_starter.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STARTER = load_starter_extension()
+STARTER = load_extension("exercise_starter")
 
 
 def starter_code_cells():
