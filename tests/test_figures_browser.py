@@ -74,7 +74,8 @@ def image(png: bytes) -> np.ndarray:
 
 
 def luminance(rgb) -> float:
-    c = np.asarray(rgb, dtype=float) / 255
+    """WCAG relative luminance of an sRGB colour given as 0-255 channels."""
+    c = np.asarray(rgb, dtype=float)[:3] / 255
     c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
 
@@ -93,20 +94,18 @@ def ring(pixels: np.ndarray) -> np.ndarray:
 
 
 # Labels are the <g> elements whose glyphs are <use> elements (markers carry x and y).
-LABELS_JS = """(box) => {
+_LABELS = """[...box.querySelectorAll('svg.attnbook-svg g')].filter((g) =>
+    [...g.children].some((c) => c.tagName === 'use' && !c.hasAttribute('x')))"""
+LABELS_JS = f"""(box) => {{
     const f = box.getBoundingClientRect();
-    const labels = [...box.querySelectorAll('svg.attnbook-svg g')].filter((g) =>
-        [...g.children].some((c) => c.tagName === 'use' && !c.hasAttribute('x')));
-    return labels.map((g) => { const r = g.getBoundingClientRect();
-        return {x: r.left - f.left, y: r.top - f.top, w: r.width, h: r.height,
-                fill: getComputedStyle(g).fill}; });
-}"""
-HIDE_JS = """(box, [what, hidden]) => {
-    const svg = box.querySelector('svg.attnbook-svg');
-    const targets = what === 'svg' ? [svg] : [...svg.querySelectorAll('g')].filter((g) =>
-        [...g.children].some((c) => c.tagName === 'use' && !c.hasAttribute('x')));
-    targets.forEach((el) => { el.style.visibility = hidden ? 'hidden' : ''; });
-}"""
+    return {_LABELS}.map((g) => {{ const r = g.getBoundingClientRect();
+        return {{x: r.left - f.left, y: r.top - f.top, w: r.width, h: r.height,
+                 fill: getComputedStyle(g).fill}}; }});
+}}"""
+HIDE_JS = f"""(box, [what, hidden]) => {{
+    const targets = what === 'svg' ? [box.querySelector('svg.attnbook-svg')] : {_LABELS};
+    targets.forEach((el) => {{ el.style.visibility = hidden ? 'hidden' : ''; }});
+}}"""
 
 
 def photograph(box, hide=None) -> np.ndarray:
@@ -120,7 +119,7 @@ def photograph(box, hide=None) -> np.ndarray:
             box.evaluate(HIDE_JS, [hide, False])
 
 
-def measure_figure(w, box) -> dict:
+def measure_figure(box) -> dict:
     """Photograph one figure as shown, without its SVG, without its labels; compare."""
     box.scroll_into_view_if_needed()
     labels = box.evaluate(LABELS_JS)
@@ -153,7 +152,7 @@ def test_figures_take_the_page_background_and_keep_labels_legible(page, theme, s
     report, failures = {}, []
     for i, box in enumerate(boxes):
         name = box.evaluate("(b) => b.closest('figure') ? b.closest('figure').id : ''") or f"figure-{i}"
-        m = measure_figure(w, box)
+        m = measure_figure(box)
         Image.fromarray(m.pop("_shown").astype(np.uint8)).save(
             SHOTS / f"{page.replace('/', '-').removesuffix('.html')}-{name}-{theme}.png")
         report[name] = m

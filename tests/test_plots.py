@@ -7,13 +7,11 @@ its arguments, the number of axes (colour bars count) and texts that must appear
 
 import dataclasses
 import importlib
-import importlib.util
 import inspect
 import logging
 import pkgutil
 import re
 import warnings
-from pathlib import Path
 from typing import Callable
 
 import matplotlib
@@ -32,6 +30,7 @@ import attnbook.plots  # noqa: E402
 from attnbook.plots import _style, cost, figure_svg, flow, heatmaps, setup, wiring  # noqa: E402
 from attnbook.plots import scaling as scaling_plots  # noqa: E402
 from attnbook.scaling import measure_scaling  # noqa: E402
+from buildfiles import ROOT, load_extension  # noqa: E402
 
 
 def _weights(*shape, seed=0):
@@ -170,19 +169,11 @@ def test_the_checker_catches_font_problems(label, kwargs, caplog):
 # --- the SVG the book's pages inline (attnbook.plots.figure_svg, book/_ext/figures.py) ----
 
 
-def _load_figures_extension():
-    spec = importlib.util.spec_from_file_location(
-        "figures_ext", Path(__file__).resolve().parents[1] / "book" / "_ext" / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-figures_ext = _load_figures_extension()
+figures_ext = load_extension("figures")
 HEATMAP_CASES = [case for case in CASES if case.function.__module__ == heatmaps.__name__]
 # Colours a figure may draw with besides the theme's: the outlined dashes over a heat map.
 OVER_THE_MAP = {to_hex(_style.OUTLINE_LINE), to_hex(_style.OUTLINE_EDGE)}
-CSS = (Path(__file__).resolve().parents[1] / "book" / "_static" / "figures.css").read_text(encoding="utf-8")
+CSS = (ROOT / "book" / "_static" / "figures.css").read_text(encoding="utf-8")
 # The page backgrounds figures sit on: pydata-sphinx-theme 0.17's and the editor's boxes
 # (book/_static/book.css), light and dark.
 LIGHT_PAGES, DARK_PAGES = ("#ffffff", "#f7f4fe"), ("#14181e", "#221d33")
@@ -213,8 +204,7 @@ def test_figures_draw_only_in_theme_colours(case):
 @pytest.mark.parametrize("case", HEATMAP_CASES, ids=lambda c: c.function.__name__)
 def test_heatmap_data_reaches_the_page_exactly(case):
     """The tables the page shows on hover are the arrays drawn, value for value."""
-    arguments = case.arguments()
-    fig = case.function(**arguments)
+    fig = case.function(**case.arguments())
     drawn = [image.get_array() for ax in fig.axes for image in ax.get_images()]
     svg = figure_svg(fig)
     plt.close(fig)
@@ -270,6 +260,7 @@ def _css_block(selector):
 
 
 def _contrast(a, b):
+    """WCAG contrast ratio of two colours (tests/test_figures_browser.py measures pixels)."""
     def luminance(colour):
         c = np.array(to_rgb(colour))
         c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)

@@ -65,14 +65,13 @@ def inline_figure(svg, alt, prefix, shared):
 
 
 def _theme_colours(svg, colours):
-    roles = {colour.lower(): role for colour, role in colours.items()}
+    """Each colour of ``colours`` in a style attribute becomes its role's CSS property."""
+    roles = {colour.lower(): f"var(--fig-{role})" for colour, role in colours.items()}
 
-    def style(match):
-        return re.sub(r"#[0-9a-fA-F]{6}\b",
-                      lambda c: f"var(--fig-{roles[c.group(0).lower()]})" if c.group(0).lower() in roles
-                      else c.group(0), match.group(0))
+    def swap(match):
+        return roles.get(match.group(0).lower(), match.group(0))
 
-    return re.sub(r'style="[^"]*"', style, svg)
+    return re.sub(r'style="[^"]*"', lambda m: re.sub(r"#[0-9a-fA-F]{6}\b", swap, m.group(0)), svg)
 
 
 def _share_definitions(svg, shared):
