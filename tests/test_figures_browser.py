@@ -65,6 +65,9 @@ def open_in_theme(watch, server, page, theme, **options):
     want = theme.split("-")[0]
     if picked:
         w.page.click(".theme-switch-button >> visible=true")
+        # Leave the switch: its tooltip would otherwise float over the figures.
+        w.page.evaluate("() => document.activeElement.blur()")
+        w.page.mouse.move(0, DESKTOP["height"] - 1)
     w.page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=want)
     return w
 

@@ -287,3 +287,12 @@ def test_css_gives_every_colour_role_a_light_and_a_dark_value():
     for values in (light, dark):
         grey = [_contrast(values[f"accent-{i}"], "#000000") for i in range(len(_style.ACCENTS))]
         assert grey == sorted(grey)
+
+
+def test_log_axes_label_ticks_as_plain_numbers():
+    """Within one decade matplotlib labels minor ticks too: 20, 30, 60, never 2 × 10¹."""
+    fig = cost.rnn_vs_attention_time([64, 128, 256], [16.0, 6.0, 65.0], [11.0, 3.2, 80.0])
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].yaxis.get_ticklabels(which="both") if t.get_text()]
+    plt.close(fig)
+    assert len(labels) > 3 and all(re.fullmatch(r"[\d.]+", t) for t in labels), labels

@@ -8,7 +8,7 @@ style, so the figures read in grey as well.
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
 from ._style import accent
 
@@ -31,13 +31,16 @@ def _series(ax, x, y, label, marker, linestyle, step):
 
 
 def _log_axes(ax, lengths, xlabel, ylabel):
-    """Log-log axes whose ticks read as plain numbers (512, 1024, …; 0.5, 10, …)."""
+    """Log-log axes whose ticks read as plain numbers (512, 1024, …; 0.5, 10, 20, …)."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ticks = sorted({float(n) for n in lengths})
     ax.set_xticks(ticks, [f"{n:g}" for n in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    # Within a decade or two matplotlib also labels a few minor ticks: plainly, like the
+    # major ones (20, 30, 40), not as 2 × 10¹.
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
