@@ -7,6 +7,7 @@
 # make fresh: throw the execution cache away and build again, executing every page.
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 # make pdf:   print the built book (no page runs again) into _build/pdf/attention-book.pdf.
+# make dist:  the whole site as _build/attention-book-html.zip, to read from disk (file://).
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -15,12 +16,13 @@ HTML   := _build/html/index.html
 PDF    := _build/pdf/attention-book.pdf
 PIP    := pip==24.3.1
 DIST   := _build/dist
+SITE_ZIP := _build/attention-book-html.zip
 # Recreated on every run, outside the checkout; the shell expands TMPDIR.
 WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
 JOBS   := $(shell nproc 2>/dev/null || echo 1)
 SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
-.PHONY: book check test wheel-test fresh serve venv clean pdf
+.PHONY: book check test wheel-test fresh serve venv clean pdf dist
 .DELETE_ON_ERROR:
 
 book: $(HTML)
@@ -30,7 +32,7 @@ check: $(STAMP)
 
 # The unit tests run once, in wheel-test against the installed wheel; the book venv
 # runs the tests that need the build, Jupyter Book or the PDF.
-test: wheel-test $(PDF)
+test: wheel-test $(PDF) $(SITE_ZIP)
 	$(BIN)/python -m pytest -m "(book or browser or build or pdf) and not notebooks" -n $(JOBS) --dist loadgroup
 
 # The wheel gets exactly the versions of requirements.txt (minus the editable package)
@@ -40,7 +42,7 @@ test: wheel-test $(PDF)
 # WHEEL_TEST_NEEDS: pytest, the notebook runner, and what the unit tests import
 # (beautifulsoup4 and pypdf because pytest imports every test module, the deselected ones too).
 WHEEL_TEST_NEEDS := pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 \
-                    sphinx myst-nb sphinx-external-toc pyyaml pypdf
+                    sphinx myst-nb sphinx-external-toc pyyaml latex2mathml pypdf
 wheel-test: $(HTML)
 	rm -rf $(DIST) "$(WHEEL_VENV)"
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) code/
@@ -85,6 +87,26 @@ pdf: $(PDF)
 # copies the PDF into _build/html, where the download menu links to it.
 $(PDF): $(HTML) tools/pdf.py $(wildcard tools/pdfbook/*)
 	$(BIN)/python tools/pdf.py
+
+dist: $(SITE_ZIP)
+
+# Every file of the site under attention-book/ (source maps and the zip itself left out).
+# A copy goes next to the site, so the preface's link to it works in _build/html as it
+# does on GitHub Pages, which publishes _build/html.
+define ZIP_SITE
+import pathlib, zipfile
+site = pathlib.Path("_build/html")
+with zipfile.ZipFile("$(SITE_ZIP)", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix != ".map" and path.name not in {"$(notdir $(SITE_ZIP))", ".buildinfo"}:
+            zf.write(path, pathlib.Path("attention-book", path.relative_to(site)))
+endef
+export ZIP_SITE
+
+# The PDF goes in too: the download menu of every page links to it.
+$(SITE_ZIP): $(HTML) $(PDF)
+	$(BIN)/python -c "$$ZIP_SITE"
+	cp $@ _build/html/
 
 clean:
 	rm -rf _build

@@ -28,7 +28,7 @@ SUB_PATH = "/some/sub-path/"  # deliberately not the published prefix
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-MATHJAX_TIMEOUT_MS = 20_000
+FONTS_TIMEOUT_MS = 10_000
 IDLE_TIMEOUT_MS = 2_000
 
 
@@ -116,29 +116,26 @@ class Watched:
         if response.status >= 400:
             self.http_errors.append(f"{response.status} {response.url}")
 
-    def open(self, url: str, mathjax: bool = True):
+    def open(self, url: str):
         response = self.page.goto(url, wait_until="load")
         if redirects(url):
             # index.html is a meta-refresh page: follow it, then check the page it leads to.
             self.page.wait_for_url(lambda u: u != url, wait_until="load")
-        if mathjax:
-            self.wait_for_mathjax()
+        self.wait_for_fonts()
         try:
             self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
         except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
             pass
         return response
 
-    def wait_for_mathjax(self) -> bool:
-        """Wait for MathJax's first typesetting, if MathJax is on the page."""
+    def wait_for_fonts(self) -> bool:
+        """Wait until the web fonts the page uses (icons, math) are loaded and laid out."""
         return self.page.evaluate(
             """async (ms) => {
-                const mj = window.MathJax;
-                if (!(mj && mj.startup && mj.startup.promise)) return false;
                 const timeout = new Promise((resolve) => setTimeout(() => resolve(false), ms));
-                return await Promise.race([mj.startup.promise.then(() => true), timeout]);
+                return await Promise.race([document.fonts.ready.then(() => true), timeout]);
             }""",
-            MATHJAX_TIMEOUT_MS,
+            FONTS_TIMEOUT_MS,
         )
 
     def problems(self) -> list[str]:
@@ -148,6 +145,32 @@ class Watched:
 
     def close(self):
         self.context.close()
+
+
+# Transfer size, requests and load time of what the page has fetched so far.
+MEASURE_JS = """() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const res = performance.getEntriesByType('resource');
+    const bytes = (nav ? nav.transferSize : 0) + res.reduce((s, r) => s + (r.transferSize || 0), 0);
+    return {transfer_bytes: bytes, requests: res.length + (nav ? 1 : 0),
+            load_ms: nav ? Math.round(nav.loadEventEnd - nav.startTime) : null,
+            urls: res.map((r) => r.name)};
+}"""
+
+# Load every image now (lazy ones included), wait for them, and say what came of each.
+IMAGES_JS = """async () => {
+    const imgs = [...document.images];
+    imgs.forEach((img) => { img.loading = 'eager'; });
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    await Promise.all(imgs.map((img) => img.complete ? null : new Promise((resolve) => {
+        img.addEventListener('load', resolve, {once: true});
+        img.addEventListener('error', resolve, {once: true});
+        setTimeout(resolve, 10000);
+    })));
+    window.scrollTo(0, 0);
+    return imgs.map((img) => ({src: img.currentSrc || img.src, alt: img.alt,
+                               complete: img.complete, width: img.naturalWidth}));
+}"""
 
 
 def redirects(url: str) -> bool:
@@ -160,6 +183,18 @@ def redirects(url: str) -> bool:
         return False
     head = file.read_text(encoding="utf-8", errors="replace")[:2000]
     return bool(re.search(r"<meta[^>]+http-equiv=[\"']?refresh", head, re.I))
+
+
+def prefix_of_404(site: Path) -> str:
+    page = site / "404.html"
+    if not page.exists():
+        pytest.fail("_build/html/404.html does not exist: the site needs a 404 page "
+                    "(GitHub Pages serves it for every missing URL)", pytrace=False)
+    m = re.search(r'(?:href|src)="(/[^"]*?)_static/', page.read_text(encoding="utf-8"))
+    if not m:
+        pytest.fail("404.html links its assets relatively (no absolute href=\"/…/_static/\"); "
+                    "on a deep missing URL they cannot load", pytrace=False)
+    return m.group(1)
 
 
 def fmt(items) -> str:

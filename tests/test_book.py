@@ -104,7 +104,27 @@ def test_figure_20_is_numbered_with_caption_and_alt_text():
     assert figure is not None and figure.name == "figure"
     caption = clean(figure.find("figcaption").get_text())
     assert caption.startswith("图 20") and "注意力打分的信号流" in caption
-    assert "注意力打分的信号流" in figure.find("img").get("alt", "")
+    assert "注意力打分的信号流" in figure.find("svg").get("aria-label", "")
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_figures_are_inline_svg_with_their_alt_text(page):
+    """book/_ext/figures.py puts every figure into the page: named, sized, no <img> left."""
+    for figure in soup(page).select("figure"):
+        svg = figure.select_one("svg.attnbook-svg")
+        assert svg is not None and not figure.find("img"), f"{page}#{figure.get('id')}: not an inline SVG"
+        assert svg["role"] == "img" and len(svg.get("aria-label", "")) > 20, figure.get("id")
+        assert all(svg.get(a) for a in ("width", "height", "viewbox")), figure.get("id")  # parsed lower-case
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_downloadable_notebook_has_svg_figures(page):
+    """A reader who downloads the .ipynb sees the same figures, as SVG on a white background."""
+    notebook = nbformat.read(HTML / "_sources" / f"{page}.ipynb", as_version=4)
+    images = [o["data"] for c in notebook.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if "image/svg+xml" in o.get("data", {}) or "image/png" in o.get("data", {})]
+    assert all("image/png" not in d and 'id="attnbook"' in d["image/svg+xml"] for d in images), page
+    assert len(images) == len(soup(page).select("figure svg.attnbook-svg")), page
 
 
 def test_no_output_placeholders_left():

@@ -6,14 +6,16 @@ page is opened in a fresh browser context (cold cache), with every request that
 would leave 127.0.0.1 recorded and aborted; then:
 
 * no console errors or page errors, no request off the machine;
-* every <img> decoded, every math element typeset by MathJax (served by the site);
+* every <img> decoded; every formula is MathML made at build time, with a rendered box,
+  and no raw TeX shows anywhere on the page;
 * on a 390x844 phone viewport nothing but code scrolls sideways;
 * in dark mode the theme is dark and the text light.
 
 The Sphinx (jieba) search finds the section for its key terms and finds every
 glossary term; the 404 page works under the prefix it was built for. Screenshots
 and per-page metrics (transfer size, requests, load time) go to
-test-artifacts/browser/; the metrics table is printed at the end of the run.
+test-artifacts/browser/; the per-page metrics (test_page_weight.py) are printed at the
+end of the run.
 
 Without Chromium or without a build these tests are skipped locally, and fail when
 the environment variable CI is set.
@@ -28,7 +30,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from browsing import ARTIFACTS, SUB_PATH, Server, Watched, fmt, record_metrics
+from browsing import ARTIFACTS, IMAGES_JS, Server, Watched, fmt, prefix_of_404
 from buildfiles import HTML, SECTION, glossary_entries, html_pages
 
 pytestmark = pytest.mark.browser
@@ -52,33 +54,37 @@ def glossary_terms() -> list[str]:
     return [term for term, _ in glossary_entries()] or ["<no dl.glossary dt in the glossary page>"]
 
 
-MEASURE_JS = """() => {
-    const nav = performance.getEntriesByType('navigation')[0];
-    const res = performance.getEntriesByType('resource');
-    const bytes = (nav ? nav.transferSize : 0) + res.reduce((s, r) => s + (r.transferSize || 0), 0);
-    return {transfer_bytes: bytes, requests: res.length + (nav ? 1 : 0),
-            load_ms: nav ? Math.round(nav.loadEventEnd - nav.startTime) : null};
+# Every formula: its <math> element and rendered box. Closed <details> (collapsed
+# solutions) are opened first so that their formulas are laid out too; the print-only
+# table of contents is never shown on screen.
+MATH_JS = """() => {
+    document.querySelectorAll('details').forEach((d) => { d.open = true; });
+    return [...document.querySelectorAll('span.math, div.math')]
+        .filter((el) => !el.closest('.onlyprint'))
+        .map((el) => {
+            const math = el.querySelector(':scope > math');
+            const r = math ? math.getBoundingClientRect() : {width: 0, height: 0};
+            return {display: el.tagName === 'DIV', mathml: !!math,
+                    width: r.width, height: r.height,
+                    text: el.textContent.trim().slice(0, 80)};
+        });
 }"""
 
-IMAGES_JS = """async () => {
-    const imgs = [...document.images];
-    imgs.forEach((img) => { img.loading = 'eager'; });
-    window.scrollTo(0, document.documentElement.scrollHeight);
-    await Promise.all(imgs.map((img) => img.complete ? null : new Promise((resolve) => {
-        img.addEventListener('load', resolve, {once: true});
-        img.addEventListener('error', resolve, {once: true});
-        setTimeout(resolve, 10000);
-    })));
-    window.scrollTo(0, 0);
-    return imgs.map((img) => ({src: img.currentSrc || img.src, alt: img.alt,
-                               complete: img.complete, width: img.naturalWidth}));
+# Text on the page that looks like TeX: a control word, $…$, \( \) or \[ \]. Code is left
+# out: an API signature shows a default value as written, a matplotlib label included.
+RAW_TEX_JS = r"""() => {
+    const skip = 'pre, code, kbd, .highlight, .sig, script, style, textarea';
+    const pattern = /\\[A-Za-z]{2,}|\\[()[\]]|\$[^$\s][^$]{0,80}\$/;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const hits = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const el = n.parentElement;
+        if (!el || el.closest(skip)) continue;
+        const m = n.textContent.match(pattern);
+        if (m) hits.push(`${m[0]} in "${n.textContent.trim().slice(0, 80)}"`);
+    }
+    return hits;
 }"""
-
-MATH_JS = """() => [...document.querySelectorAll('span.math, div.math')].map((el) => ({
-    typeset: !!el.querySelector('mjx-container'),
-    tex: (el.querySelector('mjx-container') ? '' : el.textContent).trim().slice(0, 160),
-    display: el.tagName === 'DIV',
-}))"""
 
 # Elements sticking out past the right edge of the viewport, outside code blocks;
 # outermost ones only. A theme container with overflow-x: auto keeps the page itself
@@ -144,7 +150,7 @@ COLORS_JS = """() => {
 }"""
 
 
-# --- per page: clean load, images, math, metrics --------------------------------------
+# --- per page: clean load, images, math -------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -153,15 +159,14 @@ def test_page_loads_cleanly(page, server, watch):
     response = w.open(server.url + page)
     assert response is not None and response.status == 200, f"{page}: HTTP {response and response.status}"
 
-    record_metrics(page, w.page.evaluate(MEASURE_JS))
-
     images = w.page.evaluate(IMAGES_JS)
     broken = [f"{i['src']} (alt={i['alt']!r}, complete={i['complete']}, naturalWidth={i['width']})"
               for i in images if not (i["complete"] and i["width"] > 0)]
     math = w.page.evaluate(MATH_JS)
-    untypeset = [("display: " if m["display"] else "inline: ") + m["tex"] for m in math if not m["typeset"]]
-    mathjax_src = w.page.evaluate(
-        "() => [...document.scripts].map((s) => s.src).filter((s) => /mathjax/i.test(s))")
+    unrendered = [("display: " if m["display"] else "inline: ") + m["text"]
+                  + ("" if m["mathml"] else " (no <math>)") + f" [{m['width']:.0f}x{m['height']:.0f}]"
+                  for m in math if not (m["mathml"] and m["width"] > 0 and m["height"] > 0)]
+    raw_tex = w.page.evaluate(RAW_TEX_JS)
 
     failures = []
     if w.problems():
@@ -172,18 +177,20 @@ def test_page_loads_cleanly(page, server, watch):
         failures.append(f"failed requests:{fmt(w.failed + w.http_errors)}")
     if broken:
         failures.append(f"{len(broken)} of {len(images)} images not decoded:{fmt(broken)}")
-    if untypeset:
-        failures.append(f"{len(untypeset)} of {len(math)} math elements not typeset by MathJax "
-                        f"(MathJax scripts: {mathjax_src or 'none'}):{fmt(untypeset[:15])}"
-                        + (f"\n  ... and {len(untypeset) - 15} more" if len(untypeset) > 15 else ""))
+    if unrendered:
+        failures.append(f"{len(unrendered)} of {len(math)} formulas without a rendered MathML box:"
+                        f"{fmt(unrendered[:15])}"
+                        + (f"\n  ... and {len(unrendered) - 15} more" if len(unrendered) > 15 else ""))
+    if raw_tex:
+        failures.append(f"raw TeX on the page:{fmt(raw_tex[:15])}")
     assert not failures, f"{page}:\n" + "\n".join(failures)
 
 
 def test_section_page_has_math(site):
     """The math check above must not pass vacuously everywhere."""
     text = (site / SECTION_HTML).read_text(encoding="utf-8")
-    count = len(re.findall(r'class="math notranslate nohighlight"', text))
-    assert count > 0, f"{SECTION} has no span.math/div.math: math typesetting is not being tested"
+    count = len(re.findall(r'<(?:span|div) class="math notranslate"[^>]*>(?:<span class="eqno">.*?</span>)?<math', text))
+    assert count >= 5, f"{SECTION} has {count} formulas: the math checks are not being exercised"
 
 
 # --- per page: phone viewport -------------------------------------------------------
@@ -275,19 +282,16 @@ def test_search_finds_glossary_term(term, search_page, server):
     assert results, f"search for glossary term {term!r} returns nothing; summary {summary!r}"
 
 
+def test_search_results_show_no_raw_tex(search_page, server):
+    """A section title with a formula is a search result title: plain text, never TeX."""
+    results = run_search(search_page, server, "d_k：量一量")  # a title match needs half the title
+    titles = [r["text"] for r in results]
+    assert any("√d_k" in t for t in titles), f"no result titled with √d_k:{show(results)}"
+    raw = search_page.page.evaluate(RAW_TEX_JS)
+    assert not raw, f"raw TeX on the search page:{fmt(raw)}"
+
+
 # --- 404 page under its own prefix -------------------------------------------------------
-
-
-def prefix_of_404(site: Path) -> str:
-    page = site / "404.html"
-    if not page.exists():
-        pytest.fail("_build/html/404.html does not exist: the site needs a 404 page "
-                    "(GitHub Pages serves it for every missing URL)", pytrace=False)
-    m = re.search(r'(?:href|src)="(/[^"]*?)_static/', page.read_text(encoding="utf-8"))
-    if not m:
-        pytest.fail("404.html links its assets relatively (no absolute href=\"/…/_static/\"); "
-                    "on a deep missing URL they cannot load", pytrace=False)
-    return m.group(1)
 
 
 def test_404_page(site, browser, watch):

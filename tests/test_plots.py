@@ -10,6 +10,7 @@ import importlib
 import inspect
 import logging
 import pkgutil
+import re
 import warnings
 from typing import Callable
 
@@ -21,13 +22,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
+from matplotlib.colors import to_hex, to_rgb  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 import attnbook.plots  # noqa: E402
-from attnbook.plots import cost, flow, heatmaps, setup, wiring  # noqa: E402
+from attnbook.plots import _style, cost, figure_svg, flow, heatmaps, setup, wiring  # noqa: E402
 from attnbook.plots import scaling as scaling_plots  # noqa: E402
 from attnbook.scaling import measure_scaling  # noqa: E402
+from buildfiles import ROOT, load_extension  # noqa: E402
 
 
 def _weights(*shape, seed=0):
@@ -161,3 +164,135 @@ def test_the_checker_catches_font_problems(label, kwargs, caplog):
             draw_cleanly(fig, caplog)
     finally:
         plt.close(fig)
+
+
+# --- the SVG the book's pages inline (attnbook.plots.figure_svg, book/_ext/figures.py) ----
+
+
+figures_ext = load_extension("figures")
+HEATMAP_CASES = [case for case in CASES if case.function.__module__ == heatmaps.__name__]
+# Colours a figure may draw with besides the theme's: the outlined dashes over a heat map.
+OVER_THE_MAP = {to_hex(_style.OUTLINE_LINE), to_hex(_style.OUTLINE_EDGE)}
+CSS = (ROOT / "book" / "_static" / "figures.css").read_text(encoding="utf-8")
+# The page backgrounds figures sit on: pydata-sphinx-theme 0.17's and the editor's boxes
+# (book/_static/book.css), light and dark.
+LIGHT_PAGES, DARK_PAGES = ("#ffffff", "#f7f4fe"), ("#14181e", "#221d33")
+
+
+def _svg_of(case):
+    fig = case.function(**case.arguments())
+    try:
+        return figure_svg(fig)
+    finally:
+        plt.close(fig)
+
+
+def _style_colours(svg):
+    styles = " ".join(re.findall(r'style="([^"]*)"', svg))
+    return {c.lower() for c in re.findall(r"#[0-9a-fA-F]{6}\b", styles)}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.function.__name__)
+def test_figures_draw_only_in_theme_colours(case):
+    """A fixed black, grey or white would vanish on one of the two themes."""
+    svg = _svg_of(case)
+    allowed = set(_style.THEME_COLOURS) | (OVER_THE_MAP if case in HEATMAP_CASES else set())
+    assert _style_colours(svg) - allowed == set()
+    assert figures_ext.figure_metadata(svg)["colours"] == _style.THEME_COLOURS
+
+
+@pytest.mark.parametrize("case", HEATMAP_CASES, ids=lambda c: c.function.__name__)
+def test_heatmap_data_reaches_the_page_exactly(case):
+    """The tables the page shows on hover are the arrays drawn, value for value."""
+    fig = case.function(**case.arguments())
+    drawn = [image.get_array() for ax in fig.axes for image in ax.get_images()]
+    svg = figure_svg(fig)
+    plt.close(fig)
+    inline, panels = figures_ext.inline_figure(svg, "替代文字", "fig7-", {})
+    assert len(panels) == len(drawn) >= 1
+    for panel, table in zip(panels, drawn):
+        assert np.array_equal(np.asarray(panel["values"], dtype=table.dtype), table)
+        assert re.search(f'<image [^>]*id="{panel["image"]}"', inline) and panel["image"].startswith("fig7-")
+        assert len(panel["rows"].get("labels", table)) == table.shape[0]
+        assert len(panel["cols"].get("labels", table[0])) == table.shape[1]
+
+
+def test_heatmap_data_keeps_float32_weights_exact():
+    weights = _weights(3, 5).astype(np.float32)
+    fig = heatmaps.weights_heatmap(weights)
+    panels = figures_ext.figure_metadata(figure_svg(fig))["heatmaps"]
+    plt.close(fig)
+    assert np.array_equal(np.float32(panels[0]["values"]), weights)
+    assert (panels[0]["rows"]["name"], panels[0]["cols"]["name"]) == ("查询位置", "键位置")
+
+
+def test_reversal_map_carries_position_and_digit_labels():
+    fig = heatmaps.reversal_alignment(np.eye(3)[::-1], inputs=[7, 1, 4], outputs=[4, 1, 7])
+    (panel,) = figures_ext.figure_metadata(figure_svg(fig))["heatmaps"]
+    plt.close(fig)
+    assert panel["cols"]["labels"] == ["0:7", "1:1", "2:4"]
+    assert panel["rows"]["labels"] == ["0:4", "1:1", "2:7"]
+
+
+def test_inlined_svg_is_page_ready():
+    """Ids unique across figures, glyphs defined once, every colour themed, nothing leaking."""
+    shared, pages = {}, []
+    for i, case in enumerate(CASES[:4]):
+        inline, _ = figures_ext.inline_figure(_svg_of(case), f"图 {i}", f"fig{i}-", shared)
+        assert inline.startswith('<svg class="attnbook-svg"') and 'role="img"' in inline
+        assert f'aria-label="图 {i}"' in inline and re.search(r'viewBox="[\d. ]+"', inline)
+        fixed = inline
+        for colour in OVER_THE_MAP:
+            fixed = fixed.replace(colour, "")
+        assert not re.search(r"<style|<metadata|xlink:|#[0-9a-fA-F]{6}\b", fixed)
+        pages.append(inline)
+    page = figures_ext.shared_definitions(shared) + "".join(pages)
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), "duplicate ids in the page"
+    targets = {a or b for a, b in re.findall(r'href="#([^"]+)"|url\(#([^)]+)\)', page)}
+    assert targets and targets <= set(ids)
+    assert "var(--fig-ink)" in page and "var(--fig-paper)" in page
+
+
+def _css_block(selector):
+    body = CSS.split(selector + " {", 1)[1].split("}", 1)[0]
+    return dict(re.findall(r"--fig-([\w-]+):\s*([^;]+);", body))
+
+
+def _contrast(a, b):
+    """WCAG contrast ratio of two colours (tests/test_figures_browser.py measures pixels)."""
+    def luminance(colour):
+        c = np.array(to_rgb(colour))
+        c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_css_gives_every_colour_role_a_light_and_a_dark_value():
+    light, dark = _css_block(":root"), _css_block('html[data-theme="dark"]')
+    assert set(light) == set(_style.THEME_COLOURS.values())
+    viridis = matplotlib.colormaps[_style.CMAP]
+    for i, (colour, shade) in enumerate(zip(_style.ACCENTS, _style.ACCENT_SHADES)):
+        assert light[f"accent-{i}"] == colour
+        assert dark[f"accent-{i}"] == to_hex(viridis(shade + _style.DARK_SHIFT))
+        # Lines and box edges: at least 3:1 against every page they sit on (WCAG 1.4.11).
+        assert min(_contrast(colour, page) for page in LIGHT_PAGES) >= 3
+        assert min(_contrast(dark[f"accent-{i}"], page) for page in DARK_PAGES) >= 3
+    assert light["paper"] == "transparent"
+    # Ink and muted follow the theme's text colours; without them, their light values.
+    assert light["ink"] == f"var(--pst-color-text-base, {_style.INK})"
+    assert light["muted"] == f"var(--pst-color-text-muted, {_style.MUTED})"
+    # Lighter step by step in both themes, so the order of the steps reads in grey too.
+    for values in (light, dark):
+        grey = [_contrast(values[f"accent-{i}"], "#000000") for i in range(len(_style.ACCENTS))]
+        assert grey == sorted(grey)
+
+
+def test_log_axes_label_ticks_as_plain_numbers():
+    """Within one decade matplotlib labels minor ticks too: 20, 30, 60, never 2 × 10¹."""
+    fig = cost.rnn_vs_attention_time([64, 128, 256], [16.0, 6.0, 65.0], [11.0, 3.2, 80.0])
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].yaxis.get_ticklabels(which="both") if t.get_text()]
+    plt.close(fig)
+    assert len(labels) > 3 and all(re.fullmatch(r"[\d.]+", t) for t in labels), labels

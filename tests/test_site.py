@@ -107,11 +107,24 @@ def test_page_loads_no_remote_script_style_or_font(page):
     assert not remote, remote
 
 
-def test_mathjax_is_self_hosted():
-    assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()
-    assert (HTML / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
-    scripts = [s["src"].split("?")[0] for s in soup("book/ch04/attention.html").select("script[src]")]
-    assert "../../_static/mathjax/tex-chtml.js" in scripts
+# --- math made at build time ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", html_pages())
+def test_page_loads_no_math_engine_or_icon_script(page):
+    scripts = [s["src"] for s in soup(page).select("script[src]")]
+    assert not [s for s in scripts if re.search(r"mathjax|katex|fontawesome", s, re.I)], scripts
+    assert not soup(page).select('link[rel=preload][href*="fontawesome"]')
+
+
+@pytest.mark.parametrize("page", html_pages())
+def test_formulas_are_mathml_with_their_tex(page):
+    html = soup(page)
+    for box in html.select("span.math, div.math"):
+        (math,) = box.find_all("math", recursive=False)
+        assert (math.get("display") == "block") == (box.name == "div"), box
+        assert math.get("alttext", "").strip(), box  # the TeX, for copying and assistive tools
+    assert not re.search(r"\\\(|\\\[", html.get_text()), "MathJax delimiters left in the page"
 
 
 @pytest.mark.parametrize("page", [p for p in html_pages() if p != "index.html"])  # a redirect

@@ -8,36 +8,39 @@ style, so the figures read in grey as well.
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
-from ._style import CMAP
+from ._style import accent
 
-# name -> (Chinese label, marker, line style, position on the colour map)
+# name -> (Chinese label, marker, line style, accent step)
 VARIANT_STYLE = {
-    "full": ("完整注意力（n×n 打分表）", "o", "-", 0.0),
-    "chunked": ("分块（在线 softmax）", "s", "--", 0.35),
-    "window": ("滑动窗口", "^", "-.", 0.65),
-    "linear": ("线性注意力", "D", ":", 0.9),
+    "full": ("完整注意力（n×n 打分表）", "o", "-", 0),
+    "chunked": ("分块（在线 softmax）", "s", "--", 2),
+    "window": ("滑动窗口", "^", "-.", 4),
+    "linear": ("线性注意力", "D", ":", 6),
 }
 
 
-def _series(ax, x, y, label, marker, linestyle, shade):
+def _series(ax, x, y, label, marker, linestyle, step):
     """One measured series; ``None`` or NaN entries (not measured) are skipped."""
     x = np.asarray(x, dtype=float)
     y = np.asarray([np.nan if v is None else v for v in y], dtype=float)
     keep = np.isfinite(y)
-    ax.plot(x[keep], y[keep], marker=marker, linestyle=linestyle, color=plt.get_cmap(CMAP)(shade),
+    ax.plot(x[keep], y[keep], marker=marker, linestyle=linestyle, color=accent(step),
             label=label, linewidth=1.8, markersize=6.5)
 
 
 def _log_axes(ax, lengths, xlabel, ylabel):
-    """Log-log axes whose ticks read as plain numbers (512, 1024, …; 0.5, 10, …)."""
+    """Log-log axes whose ticks read as plain numbers (512, 1024, …; 0.5, 10, 20, …)."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ticks = sorted({float(n) for n in lengths})
     ax.set_xticks(ticks, [f"{n:g}" for n in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    # Within a decade or two matplotlib also labels a few minor ticks: plainly, like the
+    # major ones (20, 30, 40), not as 2 × 10¹.
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
@@ -63,8 +66,8 @@ def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_train_ms=None, atte
     fig, axes = plt.subplots(len(panels), 1, figsize=(6.4, 4.0 * len(panels)), squeeze=False)
     for ax, (ylabel, rnn, attention, title) in zip(axes[:, 0], panels):
         _check_lengths(lengths=lengths, rnn=rnn, attention=attention)
-        _series(ax, lengths, rnn, rnn_label, "o", "-", 0.15)
-        _series(ax, lengths, attention, attention_label, "s", "--", 0.7)
+        _series(ax, lengths, rnn, rnn_label, "o", "-", 0)
+        _series(ax, lengths, attention, attention_label, "s", "--", 5)
         _log_axes(ax, lengths, "序列长度 n", ylabel)
         if len(panels) > 1:
             ax.set_title(title)
@@ -92,12 +95,12 @@ def variant_costs(results):
         panels.append(("peak_mib", "峰值内存（MiB）", "峰值内存"))
     for ax, (column, ylabel, title) in zip(axes[:, 0], panels):
         for name, rows in results.items():
-            label, marker, linestyle, shade = VARIANT_STYLE.get(name, (name, "x", "-", 0.5))
+            label, marker, linestyle, step = VARIANT_STYLE.get(name, (name, "x", "-", 3))
             values = rows.get(column)
             if values is None:
                 continue
             _check_lengths(n=rows["n"], **{column: values})
-            _series(ax, rows["n"], values, label, marker, linestyle, shade)
+            _series(ax, rows["n"], values, label, marker, linestyle, step)
         lengths = [n for rows in results.values() for n in rows["n"]]
         _log_axes(ax, lengths, "序列长度 n", ylabel)
         ax.set_title(title)

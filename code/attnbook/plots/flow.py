@@ -19,23 +19,23 @@ def signal_flow(batch=2, n=8, d_in=16, d_k=8):
     x_in, x_qkv, x_dot, x_scale, x_soft = 0.9, 4.0, 7.0, 9.9, 12.8
     w_in, w_qkv, w_op = 1.8, 2.5, 1.9
 
-    box(ax, x_in, y_k, w_in, "输入 X", f"({batch}, {n}, {d_in})", 0.15)
+    box(ax, x_in, y_k, w_in, "输入 X", f"({batch}, {n}, {d_in})", 0)
     for y, name, role in [(y_q, "Q", "查询：我想找什么"), (y_k, "K", "键：我是什么"),
                           (y_v, "V", "值：我带来什么")]:
-        box(ax, x_qkv, y, w_qkv, name, role, 0.45)
+        box(ax, x_qkv, y, w_qkv, name, role, 2)
         arrow(ax, (x_in + w_in / 2, y_k), (x_qkv - w_qkv / 2, y))
     ax.text(x_in, y_q + 0.15, f"三个 Dense({d_k}) 投影\n各得 {seq}",
-            ha="center", va="center", fontsize=10.5, color="0.1")
+            ha="center", va="center", fontsize=10.5)
 
-    box(ax, x_dot, y_mid, w_op, "点积", "Q · Kᵀ", 0.65)
+    box(ax, x_dot, y_mid, w_op, "点积", "Q · Kᵀ", 3)
     arrow(ax, (x_qkv + w_qkv / 2, y_q), (x_dot - w_op / 2, y_mid + 0.25))
     arrow(ax, (x_qkv + w_qkv / 2, y_k), (x_dot - w_op / 2, y_mid - 0.25))
-    box(ax, x_scale, y_mid, w_op, "缩放", rf"÷ $\sqrt{{d_k}}$ = ÷ $\sqrt{{{d_k}}}$", 0.75)
+    box(ax, x_scale, y_mid, w_op, "缩放", rf"÷ $\sqrt{{d_k}}$ = ÷ $\sqrt{{{d_k}}}$", 4)
     arrow(ax, (x_dot + w_op / 2, y_mid), (x_scale - w_op / 2, y_mid), f"分数\n{table}")
-    box(ax, x_soft, y_mid, w_op, "softmax", "每行和为 1", 0.85)
+    box(ax, x_soft, y_mid, w_op, "softmax", "每行和为 1", 5)
     arrow(ax, (x_scale + w_op / 2, y_mid), (x_soft - w_op / 2, y_mid), table)
 
-    box(ax, x_soft, y_v, w_op, "加权求和", "权重 · V", 0.95)
+    box(ax, x_soft, y_v, w_op, "加权求和", "权重 · V", 6)
     arrow(ax, (x_soft, y_mid - BOX_H / 2), (x_soft, y_v + BOX_H / 2), f"权重\n{table}",
            where=(0.5, -0.3), ha="left")
     arrow(ax, (x_qkv + w_qkv / 2, y_v), (x_soft - w_op / 2, y_v), f"V {seq}")

@@ -2,24 +2,30 @@
 the cross-attention table and a learned alignment.
 
 Every function takes weights as NumPy-like arrays (rows = queries, columns = keys) and
-returns a ``matplotlib.figure.Figure`` with one shared colour bar.
+returns a ``matplotlib.figure.Figure`` with one shared colour bar. Each panel's table,
+axis names and tick labels travel with the figure (``_svg.record_heatmap``), so the
+web page can show the exact weight of the cell under the pointer.
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
 
-from ._style import CMAP
+from ._style import CMAP, MUTED, OUTLINE_EDGE, OUTLINE_LINE
+from ._svg import record_heatmap
 
 QUERY_LABEL = "查询位置"
 KEY_LABEL = "键位置"
 WEIGHT_LABEL = "注意力权重"
-# A white line with a black edge stays visible on every colour of the map, also in grey.
-_OUTLINED = [patheffects.withStroke(linewidth=3.2, foreground="black")]
+_OUTLINED = [patheffects.withStroke(linewidth=3.2, foreground=OUTLINE_EDGE)]
 
 
 def _as_table(weights, name="weights", rank=2):
-    weights = np.asarray(weights, dtype=float)
+    """The weights as an array of rank ``rank``; float dtypes are kept, so the page can
+    show each weight exactly as it was computed."""
+    weights = np.asarray(weights)
+    if weights.dtype not in (np.float16, np.float32, np.float64):
+        weights = weights.astype(float)
     if weights.ndim != rank:
         raise ValueError(f"{name} must have rank {rank}, got shape {weights.shape}.")
     return weights
@@ -40,8 +46,9 @@ def _draw(ax, weights, vmax, xlabel=KEY_LABEL, ylabel=QUERY_LABEL):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.tick_params(length=0)
+    # A thin frame keeps the map's edge visible where its cells are as dark as the page.
     for spine in ax.spines.values():
-        spine.set_visible(False)
+        spine.set(visible=True, color=MUTED, linewidth=0.6)
     return image
 
 
@@ -62,12 +69,13 @@ def weights_heatmap(weights, title="注意力权重表"):
     image = _draw(ax, weights, _vmax(weights))
     ax.set_title(title)
     _colorbar(fig, image, ax)
+    record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
     return fig
 
 
 def _mark_padding(ax, length, n_q, n_k):
     """Dashed lines before the first padded key (column) and query (row)."""
-    line = dict(color="white", linestyle="--", linewidth=1.6, path_effects=_OUTLINED)
+    line = dict(color=OUTLINE_LINE, linestyle="--", linewidth=1.6, path_effects=_OUTLINED)
     if length < n_k:
         ax.axvline(length - 0.5, **line)
     if length < n_q:
@@ -90,19 +98,21 @@ def mask_comparison(unmasked, masked, length=None):
         ax.set_title(title)
         if length is not None:
             _mark_padding(ax, length, *weights.shape)
+        record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
     _colorbar(fig, image, axes)
     return fig
 
 
 def head_grid(weights, title=None):
-    """每个头一张权重表：``weights`` 为 ``(heads, n_q, n_k)``。
+    """每个头一张权重表：``weights`` 为 ``(heads, n_q, n_k)``，每行至多两张。
 
     例如 :class:`attnbook.MiniMultiHeadAttention` 以 ``return_attention_scores=True``
     调用时返回的权重 ``w``，取第一个样本 ``w[0]``。
     """
     weights = _as_table(weights, rank=3)
     heads = weights.shape[0]
-    cols = heads if heads <= 4 else int(np.ceil(heads / 2))
+    # Two panels a row at most: in the page's column four in a row have unreadable labels.
+    cols = min(heads, 2)
     rows = int(np.ceil(heads / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(2.9 * cols + 1.0, 3.0 * rows + 0.4),
                              layout="constrained", squeeze=False)
@@ -113,6 +123,7 @@ def head_grid(weights, title=None):
             continue
         image = _draw(ax, weights[h], vmax)
         ax.set_title(f"头 {h + 1}")
+        record_heatmap(fig, image, weights[h], f"头 {h + 1}", (QUERY_LABEL, None), (KEY_LABEL, None))
         if h % cols:
             ax.set_ylabel("")
     if title:
@@ -127,12 +138,13 @@ def alignment_table(weights, title="对齐就是这张权重表"):
     weights = _as_table(weights)
     n_q, n_k = weights.shape
     fig, ax = plt.subplots(figsize=(0.3 * n_k + 1.9, 0.3 * n_q + 1.3), layout="constrained")
-    image = _draw(ax, weights, _vmax(weights),
-                  xlabel="编码器位置（键、值）", ylabel="解码器位置（查询）")
+    rows, cols = "解码器位置（查询）", "编码器位置（键、值）"
+    image = _draw(ax, weights, _vmax(weights), xlabel=cols, ylabel=rows)
     ax.set_xticks(np.arange(n_k))
     ax.set_yticks(np.arange(n_q))
     ax.set_title(title)
     _colorbar(fig, image, ax)
+    record_heatmap(fig, image, weights, title, (rows, None), (cols, None))
     return fig
 
 
@@ -148,9 +160,13 @@ def reversal_alignment(weights, inputs, outputs=None,
     inputs = [int(t) for t in np.asarray(inputs).ravel()]
     outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
     fig, ax = plt.subplots(figsize=(6.0, 5.2), layout="constrained")
-    image = _draw(ax, weights, 1.0, xlabel="输入位置：数字（键、值）", ylabel="输出位置：数字（查询）")
-    ax.set_xticks(np.arange(len(inputs)), [f"{i}:{t}" for i, t in enumerate(inputs)])
-    ax.set_yticks(np.arange(len(outputs)), [f"{i}:{t}" for i, t in enumerate(outputs)])
+    rows, cols = "输出位置：数字（查询）", "输入位置：数字（键、值）"
+    image = _draw(ax, weights, 1.0, xlabel=cols, ylabel=rows)
+    row_labels = [f"{i}:{t}" for i, t in enumerate(outputs)]
+    col_labels = [f"{i}:{t}" for i, t in enumerate(inputs)]
+    ax.set_xticks(np.arange(len(inputs)), col_labels)
+    ax.set_yticks(np.arange(len(outputs)), row_labels)
     ax.set_title(title)
     _colorbar(fig, image, ax)
+    record_heatmap(fig, image, weights, "学到的对齐", (rows, row_labels), (cols, col_labels))
     return fig

@@ -3,14 +3,14 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._style import CMAP
+from ._style import MUTED, accent
 
 # Colour, marker and line style all differ, so the curves stay apart in grey too.
 _CURVES = {
-    "unscaled": dict(label="不缩放", marker="o", linestyle="-", shade=0.0),
-    "head_depth": dict(label=r"除以 $\sqrt{d_k}$（每头维度）", marker="s", linestyle="--", shade=0.45),
+    "unscaled": dict(label="不缩放", marker="o", linestyle="-", step=0),
+    "head_depth": dict(label=r"除以 $\sqrt{d_k}$（每头维度）", marker="s", linestyle="--", step=3),
     "d_model": dict(label=r"除以 $\sqrt{d_{\mathrm{model}}}$（常见错误）", marker="^", linestyle=":",
-                    shade=0.8),
+                    step=6),
 }
 _METRICS = {
     "max_weight": ("每行最大权重（均值）", "softmax 是否饱和"),
@@ -36,11 +36,11 @@ def scaling_curves(result, metrics=("max_weight", "grad_norm")):
         ylabel, title = _METRICS[metric]
         for name, style in _CURVES.items():
             ax.plot(d_k, result[name][metric], marker=style["marker"], linestyle=style["linestyle"],
-                    color=plt.get_cmap(CMAP)(style["shade"]), markersize=6, linewidth=1.8,
+                    color=accent(style["step"]), markersize=6, linewidth=1.8,
                     label=style["label"])
         reference = _uniform_reference(metric, result["n_keys"])
         if reference is not None:
-            ax.axhline(reference, color="0.45", linewidth=1.2, linestyle=(0, (1, 2)),
+            ax.axhline(reference, color=MUTED, linewidth=1.2, linestyle=(0, (1, 2)),
                        label=f"均匀分布（{result['n_keys']} 个键）")
         ax.set_xscale("log", base=2)
         ax.set_xticks(d_k, [str(d) for d in d_k])

@@ -1,0 +1,190 @@
+"""Figures that belong to the page: inline SVG in the page's colours, heat maps read cell by cell.
+
+The book's figures reach Sphinx as SVG files written by ``attnbook.plots.figure_svg``
+(the kernel displays figures as SVG only). Each carries ``<metadata id="attnbook">``
+with JSON: the colour roles and, for a heat map, every panel's table. When a page is
+written (``doctree-resolved``), this replaces each such image with the SVG itself:
+
+* **Theme colours.** Every colour named in ``colours`` becomes ``var(--fig-<role>)``;
+  ``book/_static/figures.css`` gives each role a light and a dark value that follow
+  pydata-sphinx-theme's ``html[data-theme]``, so the switch is instant and the figure's
+  background is the page's own (``paper`` is transparent).
+* **Small.** matplotlib's metadata, comments, unused ids and indentation go; numbers keep
+  two decimals (a hundredth of a point); glyphs and markers, which figures share, are
+  defined once per page in a hidden ``<svg>`` at the top of the page and referenced
+  with ``<use>``. The other ids get a per-figure prefix, so none repeats.
+* **Accessible.** The SVG has ``role="img"`` and the figure's alt text as its name, and
+  keeps ``width``, ``height`` and ``viewBox``, so it scales like an image and nothing
+  moves while the page loads. Glyphs are paths: printing needs no font and stays vector.
+* **Heat maps.** Their tables go next to the SVG as JSON (``script.attnbook-heatmap-data``);
+  ``heatmap.js``, added inline to the pages that have heat maps only, shows the query
+  position, the key position and the exact weight of the cell under the pointer, the
+  finger or the keyboard cursor. The static figure is unchanged by it.
+"""
+
+import html
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+
+SCRIPT = (Path(__file__).parent / "heatmap.js").read_text(encoding="utf-8")
+_METADATA = re.compile(r'<metadata id="attnbook">(.*?)</metadata>', re.S)
+_POSITIONS = re.compile(r'\b(d|x|y|width|height|viewBox)="([^"]*)"|translate\(([^)]*)\)')
+_LONG_DECIMAL = re.compile(r"(-?\d+\.\d\d)\d+")
+# matplotlib writes glyph outlines with 6400 units to the em, scaled by 1/64; 1/800
+# of an em is still far below a pixel, and the numbers get a digit shorter.
+GLYPH_SCALE, GLYPH_STEP = 'transform="scale(0.015625)"', 8
+
+
+def figure_metadata(svg):
+    """The JSON that ``figure_svg`` put into the SVG, or None for any other SVG."""
+    match = _METADATA.search(svg)
+    return json.loads(html.unescape(match.group(1))) if match else None
+
+
+def inline_figure(svg, alt, prefix, shared):
+    """The SVG of one figure as HTML to place in the page, and its heat-map panels.
+
+    ``prefix`` makes its ids unique in the page; ``shared`` maps the id of each glyph or
+    marker seen so far on the page to ``(short id, definition)`` and gains this figure's.
+    """
+    data = figure_metadata(svg)
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata\b.*?</metadata>|<!--.*?-->|<style\b.*?</style>", "", svg, flags=re.S)
+    svg = _theme_colours(svg, data["colours"])
+    svg = _share_definitions(svg, shared)
+    panels = data["heatmaps"]
+    svg = _prefix_ids(svg, prefix, keep={p["image"] for p in panels})
+    svg = _compact(svg)
+    svg = _root(svg, alt)
+    for panel in panels:
+        panel["image"] = prefix + panel["image"]
+    return svg, panels
+
+
+def _theme_colours(svg, colours):
+    """Each colour of ``colours`` in a style attribute becomes its role's CSS property."""
+    roles = {colour.lower(): f"var(--fig-{role})" for colour, role in colours.items()}
+
+    def swap(match):
+        return roles.get(match.group(0).lower(), match.group(0))
+
+    return re.sub(r'style="[^"]*"', lambda m: re.sub(r"#[0-9a-fA-F]{6}\b", swap, m.group(0)), svg)
+
+
+def _share_definitions(svg, shared):
+    """Move the definitions that ``<use>`` elements point at into ``shared``."""
+    used = set(re.findall(r'<use xlink:href="#([^"]+)"', svg))
+
+    def take(match):
+        old = match.group(1)
+        if old not in used:
+            return match.group(0)
+        if old not in shared:
+            new = f"fgl{len(shared)}"
+            definition = _coarser_glyph(match.group(0).replace(f'id="{old}"', f'id="{new}"', 1))
+            shared[old] = (new, _compact(definition))
+        return ""
+
+    svg = re.sub(r'<path id="([^"]+)"[^>]*/>', take, svg)
+    svg = re.sub(r'<use xlink:href="#([^"]+)"', lambda m: f'<use href="#{shared[m.group(1)][0]}"', svg)
+    return re.sub(r"<defs>\s*</defs>", "", svg)
+
+
+def _coarser_glyph(path):
+    if GLYPH_SCALE not in path:
+        return path
+    path = re.sub(r'\bd="([^"]*)"', lambda m: 'd="{}"'.format(re.sub(
+        r"-?\d+(?:\.\d+)?", lambda n: str(round(float(n.group(0)) / GLYPH_STEP)), m.group(1))), path)
+    return path.replace(GLYPH_SCALE, f'transform="scale({GLYPH_STEP / 64})"')
+
+
+def _prefix_ids(svg, prefix, keep):
+    """Prefix the ids that something refers to (clip paths, the heat maps); drop the rest."""
+    keep = keep | set(re.findall(r"url\(#([^)]+)\)", svg))
+    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{prefix}{m.group(1)}"' if m.group(1) in keep else "", svg)
+    return re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
+
+
+def _compact(svg):
+    svg = re.sub(r">\s+<", "><", svg)
+    svg = re.sub(r'(xlink:href="data:[^"]*")', lambda m: re.sub(r"\s+", "", m.group(1)), svg)
+    svg = svg.replace("xlink:href=", "href=")
+    return _POSITIONS.sub(_round_positions, svg)
+
+
+def _round_positions(match):
+    """Coordinates to a hundredth of a point; scale factors (matrix, scale) stay exact."""
+    name, value, translate = match.groups()
+    value = _LONG_DECIMAL.sub(r"\1", " ".join((value if name else translate).split()))
+    if name == "d":  # no spaces around commands or before a minus sign
+        value = re.sub(r" ?([MLCQZmlcqz]) ?", r"\1", value).replace(" -", "-")
+    return f'{name}="{value}"' if name else f"translate({value})"
+
+
+def _root(svg, alt):
+    """The root element: size and viewBox kept, the SVG-only namespace and style dropped."""
+    tag, body = svg.split(">", 1)
+    size = dict(re.findall(r'\b(width|height|viewBox)="([^"]*)"', tag))
+    width, height = (size[k].removesuffix("px") for k in ("width", "height"))
+    root = (f'<svg class="attnbook-svg" width="{width}" height="{height}" viewBox="{size["viewBox"]}" '
+            f'role="img" aria-label="{html.escape(alt, quote=True)}" '
+            'stroke-linejoin="round" stroke-linecap="butt">')
+    return root + body
+
+
+def shared_definitions(shared):
+    """The hidden SVG that holds the page's glyphs and markers (empty string if none)."""
+    if not shared:
+        return ""
+    paths = "".join(definition for _, definition in shared.values())
+    return ('<svg class="attnbook-defs" width="0" height="0" aria-hidden="true" focusable="false">'
+            f"<defs>{paths}</defs></svg>")
+
+
+def figure_html(svg, panels):
+    """The figure's wrapper: the SVG, and for a heat map its tables as JSON."""
+    if not panels:
+        return f'<div class="attnbook-fig">{svg}</div>'
+    data = json.dumps(panels, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return (f'<div class="attnbook-fig attnbook-heatmap">{svg}'
+            f'<script type="application/json" class="attnbook-heatmap-data">{data}</script></div>')
+
+
+# --- Sphinx -----------------------------------------------------------------------------
+
+
+def _svg_file(app, node):
+    uri = node.get("candidates", {}).get("*") or node["uri"]
+    path = Path(app.srcdir, uri.lstrip("/"))
+    return path if path.suffix == ".svg" and path.is_file() else None
+
+
+def _inline_figures(app, doctree, docname):
+    if app.builder.format != "html":
+        return
+    shared, heatmaps, count = {}, False, 0
+    for node in list(doctree.findall(nodes.image)):
+        path = _svg_file(app, node)
+        svg = path.read_text(encoding="utf-8") if path else ""
+        if not figure_metadata(svg):
+            continue
+        inline, panels = inline_figure(svg, node.get("alt", ""), f"fig{count}-", shared)
+        node.replace_self(nodes.raw("", figure_html(inline, panels), format="html"))
+        heatmaps, count = heatmaps or bool(panels), count + 1
+    if shared:
+        doctree.insert(0, nodes.raw("", shared_definitions(shared), format="html"))
+    doctree["attnbook_heatmaps"] = heatmaps
+
+
+def _add_script(app, pagename, templatename, context, doctree):
+    if doctree is not None and doctree.get("attnbook_heatmaps"):
+        app.add_js_file(None, body=SCRIPT)
+
+
+def setup(app):
+    app.connect("doctree-resolved", _inline_figures)
+    app.connect("html-page-context", _add_script)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
