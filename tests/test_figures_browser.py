@@ -339,7 +339,7 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
     assert hidden == ["none", "none"], hidden
 
     off = watch(viewport=DESKTOP, color_scheme="light", java_script_enabled=False)
-    off.open(server.url + f"{SECTION}.html", mathjax=False)
+    off.open(server.url + f"{SECTION}.html")
     without_js = photograph(off.page.locator("#fig-walkthrough-weights .attnbook-fig"))
     assert without_js.shape == with_js.shape
     assert np.abs(without_js - with_js).mean() < 1, "the figure looks different without JavaScript"

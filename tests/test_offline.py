@@ -37,6 +37,10 @@ def copy(tmp_path_factory) -> Path:
 
 
 LINKS_JS = """() => [...document.querySelectorAll('a[href]')].map((a) => a.href)"""
+FIGURES_JS = """() => [...document.querySelectorAll('figure svg, .cell_output svg')].map((s) => {
+    const r = s.getBoundingClientRect();
+    return [r.width, r.height];
+})"""
 MATH_JS = """() => [...document.querySelectorAll('math')].filter((m) => !m.closest('.onlyprint')).map((m) => {
     const r = m.getBoundingClientRect();
     return [r.width, r.height];
@@ -48,6 +52,7 @@ def test_section_page_from_disk(copy, watch):
     page = copy / f"{SECTION}.html"
     w.open(page.as_uri())
     images = w.page.evaluate(IMAGES_JS)
+    figures = w.page.evaluate(FIGURES_JS)
     math = w.page.evaluate(MATH_JS)
     fonts = w.page.evaluate("""() => [...document.fonts].filter((f) => f.status === 'loaded')
                                      .map((f) => f.family.replace(/"/g, ''))""")
@@ -56,8 +61,10 @@ def test_section_page_from_disk(copy, watch):
     failures = []
     if w.problems() or w.failed:
         failures.append(f"errors:{fmt(w.problems() + w.failed)}")
-    if not images or [i for i in images if not (i["complete"] and i["width"] > 0)]:
-        failures.append(f"images:{fmt(images)}")
+    if [i for i in images if not (i["complete"] and i["width"] > 0)]:
+        failures.append(f"images that did not load:{fmt(images)}")
+    if len(figures) < 3 or [f for f in figures if not (f[0] > 0 and f[1] > 0)]:
+        failures.append(f"figures without a box: {figures}")
     if len(math) < 5 or [m for m in math if not (m[0] > 0 and m[1] > 0)]:
         failures.append(f"formulas without a box: {math}")
     if not {"Book Math", "Font Awesome 6 Free"} <= set(fonts):
