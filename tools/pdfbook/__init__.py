@@ -8,6 +8,8 @@
   table of contents; ``exercises`` moves solutions to the end of their chapter;
 * ``colophon``: the build date, the machine, the commit and the package version;
 * ``contents``: the contents page, its page numbers read from the outline of a first print;
+* ``fonts``: the Noto CJK faces of ``print.css`` as TrueType subsets of the document's
+  characters, which the PDF can embed (Chromium draws their CFF originals as Type 3 fonts);
 * ``printing``: Chromium loads the document with the site's own styles and scripts
   (so figures and math look as on the site), and prints it with ``print.css``.
 

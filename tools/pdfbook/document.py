@@ -3,7 +3,8 @@
 The pages' article goes into a plain ``<main>``: the theme's own print rules are
 written for one page inside its layout (they hide the first ``h1`` of an article, for
 one), and the book is many pages. The head carries the site's stylesheets and scripts (gathered from the pages by
-assemble.Assets) and then print.css, which adapts them to paper. The scripts go at the
+assemble.Assets), the print's own fonts (``@font-face`` rules, see fonts.py) and then
+print.css, which adapts them to paper. The scripts go at the
 end of the body, in the order the pages load them, so a script that typesets math on
 the site typesets it here too.
 """
@@ -20,14 +21,15 @@ def cover(title, author):
             '<p class="pdf-edition">可执行版：书中的输出与插图都来自构建时真正运行过的代码</p></section>')
 
 
-def render(title, assets, parts):
-    """The whole document as HTML text; ``parts`` are HTML strings in print order."""
+def render(title, assets, parts, font_faces=""):
+    """The whole document as HTML text; ``parts`` are HTML strings in print order and
+    ``font_faces`` CSS ``@font-face`` rules for print.css."""
     links = "".join(f'<link rel="stylesheet" href="{html.escape(href)}">' for href in assets.stylesheets)
     styles = "".join(f"<style>{css}</style>" for css in assets.styles)
     scripts = "".join(f'<script src="{html.escape(body)}"></script>' if kind == "src" else f"<script>{body}</script>"
                       for kind, body in assets.scripts)
     return ('<!DOCTYPE html>\n<html lang="zh-CN" data-theme="light" data-mode="light" data-voice="all">'
             f'<head><meta charset="utf-8"><title>{html.escape(title)}</title>{links}{styles}'
-            f'<style>{PRINT_CSS.read_text(encoding="utf-8")}</style></head>'
+            f'<style>{font_faces}{PRINT_CSS.read_text(encoding="utf-8")}</style></head>'
             f'<body><main class="pdf-book"><article class="bd-article">{"".join(parts)}</article></main>'
             f"{scripts}</body></html>")
