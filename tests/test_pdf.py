@@ -272,6 +272,97 @@ def test_every_font_is_embedded():
     assert rows and not not_embedded, not_embedded
 
 
+@cache
+def pdffonts():
+    """pdffonts' table: a dict per font, keyed by the column names (name, type, emb, uni, ...)."""
+    lines = subprocess.run([tool("pdffonts"), str(PDF)], capture_output=True, text=True, check=True).stdout.splitlines()
+    spans = [m.span() for m in re.finditer(r"-+", lines[1])]
+    spans[-1] = (spans[-1][0], None)
+    columns = [lines[0][a:b].strip() for a, b in spans]
+    return [{c: line[a:b].strip() for c, (a, b) in zip(columns, spans)} for line in lines[2:] if line.strip()]
+
+
+def cjk_by_font(page):
+    """{(PostScript name without the subset tag, PDF font type): the CJK characters drawn
+    with that font} on ``page`` (1-based), read with pypdf."""
+    found = {}
+
+    def visit(text, cm, tm, font, size):
+        chars = "".join(re.findall(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", text))
+        if chars:
+            key = font_key(font)
+            found[key] = found.get(key, "") + chars
+
+    PdfReader(PDF).pages[page - 1].extract_text(visitor_text=visit)
+    return found
+
+
+def font_key(font):
+    if font is None:
+        return ("?", "?")
+    if font.get("/Subtype") == "/Type0":
+        font = font["/DescendantFonts"][0].get_object()  # the CIDFont: CIDFontType2 is TrueType
+    name = font.get("/BaseFont") or font.get("/FontDescriptor", {}).get("/FontName", "")
+    return (str(name).lstrip("/").split("+")[-1], str(font["/Subtype"]).lstrip("/"))
+
+
+# print.css: prose (and its bold), captions and page numbers, headings, code.
+NOTO_CJK_FACES = {"NotoSerifCJKsc-Regular", "NotoSerifCJKsc-Bold", "NotoSansCJKsc-Regular", "NotoSansCJKsc-Bold",
+                  "NotoSansMonoCJKsc-Regular"}
+
+
+def test_chinese_is_set_in_embedded_noto_cjk_truetype_fonts():
+    """Skia cannot embed the installed Noto CJK fonts (CFF outlines) and draws their glyphs
+    as nameless Type 3 fonts; the print uses TrueType subsets of them (tools/pdfbook/fonts.py),
+    which the PDF embeds as CID TrueType fonts that keep their names."""
+    cjk = {row["name"].split("+")[-1]: row for row in pdffonts() if "CJK" in row["name"]}
+    assert NOTO_CJK_FACES <= set(cjk), sorted(cjk)
+    wrong = [row for row in cjk.values() if (row["type"], row["emb"], row["uni"]) != ("CID TrueType", "yes", "yes")]
+    assert not wrong, wrong
+    # The section's first page: the title in bold Hei, the prose in Song, all of it in those fonts.
+    drawn = cjk_by_font(dict((t, p) for _, t, p in outline())[SECTION_TITLE])
+    assert all(name in cjk and kind == "CIDFontType2" for name, kind in drawn), sorted(drawn)
+    assert SECTION_TITLE.split(" ", 1)[1] in drawn[("NotoSansCJKsc-Bold", "CIDFontType2")]
+    assert max(drawn, key=lambda key: len(drawn[key])) == ("NotoSerifCJKsc-Regular", "CIDFontType2")
+
+
+def type3_fonts():
+    """{object number: (FontDescriptor's FontName, [glyph procedures])} of every Type 3 font
+    the pages use, in their own resources or in those of the forms they draw."""
+    found, seen = {}, set()
+
+    def walk(resources):
+        resources = resources.get_object() if resources else {}
+        for ref in list(resources.get("/Font", {}).values()) + list(resources.get("/XObject", {}).values()):
+            if ref.idnum in seen:
+                continue
+            seen.add(ref.idnum)
+            obj = ref.get_object()
+            if obj.get("/Subtype") == "/Type3":
+                procs = [p.get_object().get_data().decode("latin-1") for p in obj["/CharProcs"].values()]
+                found[ref.idnum] = (str(obj["/FontDescriptor"]["/FontName"]).split("+")[-1], procs)
+            if obj.get("/Subtype") in ("/Type3", "/Form"):
+                walk(obj.get("/Resources"))
+
+    for page in PdfReader(PDF).pages:
+        walk(page.get("/Resources"))
+    return found
+
+
+def test_no_type3_font_but_the_colour_emoji():
+    """A Type 3 font is what Skia makes of a font it cannot embed. Only the colour emoji
+    (💡, ⚠️) may be one: Noto Color Emoji has bitmaps (CBDT), no outlines, so Skia draws
+    each emoji as an image in a Type 3 font, whatever the print does. Every glyph of such
+    a font must be an image, or nothing (.notdef): no outline drawn as a procedure."""
+    fonts = type3_fonts()
+    assert len(fonts) == sum(row["type"] == "Type 3" for row in pdffonts())
+    others = sorted({name for name, _ in fonts.values() if name != "NotoColorEmoji"})
+    assert not others, f"Type 3 fonts other than the colour emoji: {others}"
+    drawn = [proc for _, procs in fonts.values() for proc in procs if proc.split("\n", 1)[1].strip()]
+    outlines = [proc for proc in drawn if not re.fullmatch(r"[^\n]*d[01]\n[-\d. ]+cm\n/\w+ Do\n?", proc)]
+    assert not outlines, outlines[:3]
+
+
 def test_outline_follows_the_table_of_contents():
     entries = outline()
     depth_of = {}
