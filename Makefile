@@ -1,5 +1,6 @@
 # make book:  build the executed book into _build/html (creates .venv if needed).
-# make check: the package's unit tests, without building the book (the quick path).
+# make check: the package's unit tests but the slow ones, without building the book
+#             (the quick path; make test runs the slow ones too).
 # make test:  every test: make wheel-test, then the built book, the browser and the PDF.
 # make wheel-test: build the wheel and sdist, install the wheel in a clean venv outside
 #             the checkout, and run there the package's unit tests and every notebook
@@ -28,7 +29,7 @@ SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -
 book: $(HTML)
 
 check: $(STAMP)
-	$(BIN)/python -m pytest -m "not book and not browser and not build and not pdf" -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -m "not book and not browser and not build and not pdf and not slow" -n $(JOBS) --dist loadgroup
 
 # The unit tests run once, in wheel-test against the installed wheel; the book venv
 # runs the tests that need the build, Jupyter Book or the PDF.
@@ -66,10 +67,12 @@ serve: $(HTML)
 
 venv: $(STAMP)
 
+# --no-compile: the first import writes the bytecode of what runs, instead of pip
+# compiling all of TensorFlow's sources up front (most of the install's time).
 $(STAMP): requirements.txt code/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade $(PIP)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	$(BIN)/python -m pip check
 	touch $@
 

@@ -68,7 +68,7 @@ def test_download_menu(server, watch):
     menu = w.page.locator(f"{ARTICLE} .dropdown-download-buttons .dropdown-menu")
     menu.wait_for(state="visible")
     items = [t.strip() for t in menu.locator(".dropdown-item").all_inner_texts()]
-    assert items == [".ipynb", ".md", ".pdf"], items
+    assert items == [".ipynb", ".md", ".pdf", "全书 PDF"], items
     for link in menu.locator("a.dropdown-item").all():
         href = link.evaluate("(a) => a.href")
         response = w.page.request.get(href)

@@ -152,6 +152,7 @@ def test_mixed_bfloat16_model_trains(mixed_bfloat16):
     assert_trains(fit_losses(model))
 
 
+@pytest.mark.slow
 def test_trains_with_jit_compile():
     keras.utils.set_random_seed(0)
     model = sequential_regressor()

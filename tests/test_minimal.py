@@ -46,6 +46,7 @@ def test_the_full_layer_differs_with_its_own_weights():
     assert float(tf.reduce_max(tf.abs(small(x) - full(x)))) > 1e-2
 
 
+@pytest.mark.slow
 @pytest.mark.claim("stackable")
 @pytest.mark.parametrize("layer_cls", [minimal.MiniMultiHeadAttention, attnbook.MiniMultiHeadAttention])
 def test_two_stacked_layers_train(layer_cls):

@@ -47,6 +47,7 @@ def test_tensorflow_is_only_in_the_extras_of_the_book_pins_series():
     assert re.search(r"^-e \./code\[cpu\]$", requirements, re.M)
 
 
+@pytest.mark.slow
 def test_console_script_is_the_exercises_command(capsys):
     from attnbook.exercises.__main__ import main
 

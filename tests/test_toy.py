@@ -39,10 +39,12 @@ def test_alignment_accuracy_counts_the_anti_diagonal():
     assert alignment_accuracy(np.eye(4)[None]) == 0.0
 
 
+@pytest.mark.slow
 def test_trained_model_reverses_held_out_sequences(run):
     assert run.accuracy >= 0.95
 
 
+@pytest.mark.slow
 @pytest.mark.claim("learned-routing")
 def test_cross_attention_learns_the_anti_diagonal(run):
     weights = run.cross_attention()
@@ -50,6 +52,7 @@ def test_cross_attention_learns_the_anti_diagonal(run):
     assert alignment_accuracy(weights) >= 0.9
 
 
+@pytest.mark.slow
 def test_training_is_deterministic():
     again = train_reversal(seed=0, epochs=1)
     twice = train_reversal(seed=0, epochs=1)
@@ -57,6 +60,7 @@ def test_training_is_deterministic():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow
 def test_another_seed_also_learns():
     other = train_reversal(seed=1)
     assert other.accuracy >= 0.95
