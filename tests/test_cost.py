@@ -121,6 +121,7 @@ def test_time_call_rejects_bad_counts(kwargs, match):
 # --- peak memory ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_peak_memory_sees_memory_the_call_touches():
     nbytes = 400 * 2**20
     peak = cost.peak_memory(np.ones, nbytes // 8)  # float64: 8 bytes each, all written
@@ -255,6 +256,7 @@ def test_format_bytes_rejects_negative():
         cost.format_bytes(-1)
 
 
+@pytest.mark.slow
 def test_start_measuring_then_measure_two_at_a_time():
     cost.start_measuring()
     small, large = cost.peak_memories([(np.ones, (2**20,), None, ()), (np.ones, (2**24,), None, ())])

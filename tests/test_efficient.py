@@ -271,6 +271,7 @@ def test_chunked_attention_never_builds_the_n_by_n_table():
     assert largest_intermediate(fn, spec, spec, spec) <= n * 64
 
 
+@pytest.mark.slow
 def test_chunked_attention_peak_memory_stays_below_the_score_table():
     """Measured in fresh processes at n = 16384, where the score table is 1 GiB: full
     attention needs more than a quarter of it, chunked attention stays under that."""
