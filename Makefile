@@ -67,12 +67,10 @@ serve: $(HTML)
 
 venv: $(STAMP)
 
-# --no-compile: the first import writes the bytecode of what runs, instead of pip
-# compiling all of TensorFlow's sources up front (most of the install's time).
 $(STAMP): requirements.txt code/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade $(PIP)
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip check
 	touch $@
 
