@@ -13,20 +13,36 @@ numbers of that kind. The parentheses around exercise titles are made full-width
 练习 4.5.1（标题）.
 """
 
+import copy
+
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 _FULL_WIDTH = {" (": "（", ")": "）"}
 
 
+def _sphinx_numbers_back(app, env):
+    """Before Sphinx numbers again, give it back its own numbers of the last build.
+
+    Sphinx rewrites every page whose numbers differ from the stored ones; compared with
+    our labels, they always would, and every page with a figure would be written again
+    on a build with nothing to do."""
+    if hasattr(env, "sphinx_fignumbers"):
+        env.labelled_fignumbers, env.toc_fignumbers = env.toc_fignumbers, env.sphinx_fignumbers
+    return []
+
+
 def _renumber(app, env):
+    """Relabel Sphinx's numbers; return the pages whose labels changed."""
+    env.sphinx_fignumbers = copy.deepcopy(env.toc_fignumbers)
     _renumber_figures(env, app.config.manuscript_figures, app.config.editorial_figure_format)
     prefixes = {kind: tuple(prefix) for kind, prefix in app.config.enumerable_prefix.items()}
     for fignumbers in env.toc_fignumbers.values():
         for kind, prefix in prefixes.items():
             for node_id, number in fignumbers.get(kind, {}).items():
                 fignumbers[kind][node_id] = prefix + number
-    return []
+    before = getattr(env, "labelled_fignumbers", {})
+    return sorted(doc for doc, numbers in env.toc_fignumbers.items() if numbers != before.get(doc))
 
 
 def _renumber_figures(env, manuscript, editorial_format):
@@ -67,6 +83,7 @@ def setup(app):
     app.add_config_value("editorial_figure_format", "编者图 {}", "env", types=[str])
     app.add_config_value("enumerable_prefix", {}, "env", types=[dict])
     # Sphinx assigns the numbers in its own env-get-updated handler (priority 500).
+    app.connect("env-get-updated", _sphinx_numbers_back, priority=400)
     app.connect("env-get-updated", _renumber, priority=900)
     app.add_post_transform(FullWidthExerciseTitles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
