@@ -106,3 +106,14 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         METRICS_FILE.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def mixed_bfloat16():
+    """The reader's global Keras policy: bfloat16 compute, float32 variables; restored after."""
+    import keras
+
+    saved = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    yield
+    keras.config.set_dtype_policy(saved)

@@ -544,15 +544,6 @@ def test_subclassing_the_reference_layer_fails():
 # --- mixed precision -----------------------------------------------------------------
 
 
-@pytest.fixture
-def mixed_bfloat16():
-    """The reader's global policy: bfloat16 compute, float32 variables; restored after."""
-    saved = keras.config.dtype_policy()
-    keras.mixed_precision.set_global_policy("mixed_bfloat16")
-    yield
-    keras.mixed_precision.set_global_policy(saved)
-
-
 def test_layer_built_under_mixed_bfloat16_is_accepted(mixed_bfloat16):
     built = set()
 

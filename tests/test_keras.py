@@ -122,14 +122,6 @@ def test_self_attention_spec_uses_x_for_the_keys():
 # --- mixed precision and XLA -----------------------------------------------------------
 
 
-@pytest.fixture
-def mixed_bfloat16():
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_bfloat16")
-    yield
-    keras.config.set_dtype_policy(previous)
-
-
 def test_mixed_bfloat16_keeps_float32_variables_and_normalised_rows(mixed_bfloat16):
     layer = MiniMultiHeadAttention(D_MODEL, HEADS)
     x, context, mask, _ = inputs()
