@@ -218,6 +218,7 @@ def test_config_round_trip():
     np.testing.assert_allclose(clone(x).numpy(), y.numpy(), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_layer_trains_inside_a_model():
     inputs = keras.Input((10, 32))
     model = keras.Model(inputs, MiniMultiHeadAttention(32, 4)(inputs))
