@@ -17,7 +17,6 @@ import importlib
 import inspect
 import io
 import re
-import sys
 import textwrap
 import tokenize
 import types
@@ -31,7 +30,8 @@ from sphinx.ext.napoleon import Config
 from sphinx.ext.napoleon.docstring import GoogleDocstring
 from sphinx.pycode import ModuleAnalyzer
 
-ROOT = Path(__file__).resolve().parents[1]
+from buildfiles import ROOT, load_extension
+
 BOOK = ROOT / "book"
 CODE_BOX_COLUMNS = 80
 
@@ -325,11 +325,7 @@ def test_api_derivation_follows_all_and_members(tmp_path, monkeypatch):
 
 
 def test_line_breaks_between_chinese_characters_are_joined():
-    sys.path.insert(0, str(BOOK / "_ext"))
-    try:
-        from cjk_linebreaks import join_cjk_breaks
-    finally:
-        sys.path.remove(str(BOOK / "_ext"))
+    join_cjk_breaks = load_extension("cjk_linebreaks").join_cjk_breaks
     tree = publish_doctree("可广播到\n同一形状，\nTrue 表示可以看；\n``(n,\nn)``\n形状。\n\n"
                            "::\n\n    代码\n    保持原样\n")
     join_cjk_breaks(tree)

@@ -13,7 +13,7 @@ import sys
 import pytest
 from PIL import Image
 
-from buildfiles import ROOT
+from buildfiles import load_extension
 
 pytestmark = pytest.mark.build
 
@@ -44,14 +44,16 @@ def build(tmp_path, page=PAGE):
         "html_theme = 'pydata_sphinx_theme'\n", encoding="utf-8")
     (src / "index.rst").write_text(page, encoding="utf-8")
     Image.new("RGB", (320, 200), "white").save(src / "picture.png")
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    names = ["mathml", "webfonts", "images"]
+    sys.modules.update({name: load_extension(name) for name in names})  # what Sphinx imports
     try:
         warnings = io.StringIO()
         app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
                      status=None, warning=warnings, freshenv=True)
         app.build()
     finally:
-        sys.path.remove(str(ROOT / "book" / "_ext"))
+        for name in names:
+            sys.modules.pop(name, None)
     return warnings.getvalue(), tmp_path / "out"
 
 

@@ -1,12 +1,22 @@
 """Unit tests of tools/pdfbook, the PDF's assembly, on a tiny made-up site (no build)."""
 
+import importlib.util
 import sys
 
 import pytest
 
 from buildfiles import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
+
+def _load_pdfbook():
+    """tools/pdfbook, a package of the repository's tools (not installed), from its folder."""
+    spec = importlib.util.spec_from_file_location("pdfbook", ROOT / "tools" / "pdfbook" / "__init__.py")
+    module = sys.modules["pdfbook"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pdfbook = _load_pdfbook()
 from pdfbook import assemble, contents, document, exercises, toc  # noqa: E402
 
 PAGE = """<html><head><link rel="stylesheet" href="../_static/a.css?v=1"><script src="../_static/m.js"></script>
