@@ -21,7 +21,6 @@ import textwrap
 import tokenize
 import types
 import unicodedata
-from pathlib import Path
 
 import pytest
 from docutils import nodes
