@@ -81,13 +81,16 @@ def test_formulas_look_right(page, server, watch):
     assert not failures, f"{page} ({g['formulas']} formulas):" + fmt(failures)
 
 
+# The section page's display formula, the one with softmax (an expression in JavaScript).
+FIND_SOFTMAX = ("[...document.querySelectorAll('div.math math')]"
+                ".find((m) => m.getAttribute('alttext').includes('softmax'))")
+
+
 def test_section_formula_is_one_name_per_operator_and_a_real_root(server, watch):
     """The section page's own formula: softmax and Attention as names, a radical over d_k."""
     w = watch(viewport=DESKTOP)
     w.open(server.url + f"{SECTION}.html")
-    found = w.page.evaluate("""() => {
-        const math = [...document.querySelectorAll('div.math math')]
-            .find((m) => m.getAttribute('alttext').includes('softmax'));
+    found = w.page.evaluate("() => { const math = " + FIND_SOFTMAX + """;
         if (!math) return null;
         return {names: [...math.querySelectorAll('mi')].map((mi) => mi.textContent),
                 roots: [...math.querySelectorAll('msqrt')].map((r) => r.textContent)};
@@ -101,9 +104,7 @@ def test_section_formula_is_one_name_per_operator_and_a_real_root(server, watch)
 def test_section_formula_can_be_selected_and_copied(server, watch):
     w = watch(viewport=DESKTOP)
     w.open(server.url + f"{SECTION}.html")
-    copied = w.page.evaluate("""() => {
-        const math = [...document.querySelectorAll('div.math math')]
-            .find((m) => m.getAttribute('alttext').includes('softmax'));
+    copied = w.page.evaluate("() => { const math = " + FIND_SOFTMAX + """;
         const range = document.createRange();
         range.selectNodeContents(math.closest('div.math'));
         const selection = window.getSelection();
