@@ -16,6 +16,9 @@ STAMP  := $(VENV)/.installed
 HTML   := _build/html/index.html
 PDF    := _build/pdf/attention-book.pdf
 PIP    := pip==24.3.1
+# uv installs the pinned wheels in parallel and, for the second venv, links them from its
+# cache instead of unpacking TensorFlow again (pip: 115 s for the book venv, uv: 35 s).
+UV     := uv==0.13.9
 DIST   := _build/dist
 SITE_ZIP := _build/attention-book-html.zip
 # Recreated on every run, outside the checkout; the shell expands TMPDIR.
@@ -38,8 +41,8 @@ test: wheel-test $(PDF) $(SITE_ZIP)
 
 # The wheel gets exactly the versions of requirements.txt (minus the editable package)
 # as constraints; the tests import it from the venv's site-packages (a test checks).
-# The book venv's pip fills the new venv (--python), which saves ensurepip; --no-compile,
-# and imports write the bytecode of only what runs (half the install time).
+# The book venv's uv fills the new venv from its cache (links, not copies), without
+# bytecode: the tests' imports write the bytecode of only what runs.
 # WHEEL_TEST_NEEDS: pytest, the notebook runner, and what the unit tests import
 # (beautifulsoup4 and pypdf because pytest imports every test module, the deselected ones too).
 WHEEL_TEST_NEEDS := pytest pytest-xdist hypothesis nbclient ipykernel beautifulsoup4 \
@@ -49,7 +52,7 @@ wheel-test: $(HTML)
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) code/
 	$(PYTHON) -m venv --without-pip "$(WHEEL_VENV)"
 	grep -v '^-e' requirements.txt > "$(WHEEL_VENV)/constraints.txt"
-	$(BIN)/python -m pip --python "$(WHEEL_VENV)/bin/python" install --quiet --no-compile \
+	$(BIN)/uv pip install --quiet --python "$(WHEEL_VENV)/bin/python" \
 	  --constraint "$(WHEEL_VENV)/constraints.txt" $(PIP) "$$(ls $(DIST)/attnbook-*.whl)[cpu]" \
 	  $(WHEEL_TEST_NEEDS)
 	"$(WHEEL_VENV)/bin/python" -m pip check
@@ -69,8 +72,8 @@ venv: $(STAMP)
 
 $(STAMP): requirements.txt code/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade $(PIP)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --upgrade $(PIP) $(UV)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -r requirements.txt
 	$(BIN)/python -m pip check
 	touch $@
 

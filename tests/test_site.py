@@ -127,6 +127,18 @@ def test_formulas_are_mathml_with_their_tex(page):
     assert not re.search(r"\\\(|\\\[", html.get_text()), "MathJax delimiters left in the page"
 
 
+def test_entry_page_redirects_with_the_sites_icon():
+    """The root index.html names the icon: else the browser asks for /favicon.ico (a 404)
+    whenever that request wins the race against the redirect."""
+    html = soup("index.html")
+    assert html.html and html.html.get("lang") == "zh-CN", "index.html is not a whole Chinese page"
+    refresh = html.find("meta", attrs={"http-equiv": "Refresh"})
+    assert refresh and refresh["content"] == "0; url=book/index.html", refresh
+    icon = html.find("link", rel="icon")
+    assert icon and (HTML / icon["href"]).is_file(), icon
+    assert html.find("a", href="book/index.html")
+
+
 @pytest.mark.parametrize("page", [p for p in html_pages() if p != "index.html"])  # a redirect
 def test_interface_is_chinese(page):
     html = soup(page)

@@ -5,6 +5,27 @@ relative; Sphinx's search loads its index with a script tag). One thing does not
 show a summary under each search result, the search page fetches the result's page,
 and browsers refuse ``fetch()`` for ``file://`` URLs, with an error in the console for
 each result. There, the search page lists the results without summaries.
+
+The site's root ``index.html`` is the redirect to the first page. sphinx-external-toc
+writes a bare ``<meta>`` line for it; the browser then asks the server for
+``/favicon.ico``, which the site does not have, and logs a 404 whenever the request
+wins the race against the redirect. This writes a whole page in its place, with the
+site's icon, a title and a link for readers whose browser does not follow the redirect.
+"""
+
+from html import escape
+from pathlib import Path
+
+ENTRY_PAGE = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Refresh" content="0; url={target}">
+<link rel="icon" href="_static/{favicon}">
+<title>{title}</title>
+</head>
+<body><p><a href="{target}">{title}</a></p></body>
+</html>
 """
 
 SKIP_SUMMARIES = 'if (location.protocol === "file:") DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;'
@@ -16,6 +37,18 @@ def _search_page(app, pagename, templatename, context, doctree):
         app.add_js_file(None, body=SKIP_SUMMARIES)
 
 
+def _entry_page(app, exception):
+    """Write the root index.html before sphinx-external-toc's bare redirect (priority 500)."""
+    if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
+        return
+    favicon = Path(app.config.html_favicon or "favicon.ico").name
+    page = ENTRY_PAGE.format(lang=escape((app.config.language or "en").replace("_", "-")), favicon=escape(favicon),
+                             target=escape(app.builder.get_target_uri(app.config.root_doc)),
+                             title=escape(app.config.html_title or app.config.project))
+    Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
+
+
 def setup(app):
     app.connect("html-page-context", _search_page)
+    app.connect("build-finished", _entry_page, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
