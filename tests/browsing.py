@@ -118,16 +118,20 @@ class Watched:
         if response.status >= 400:
             self.http_errors.append(f"{response.status} {response.url}")
 
-    def open(self, url: str):
+    def open(self, url: str, settle: bool = False):
+        """Load ``url`` and its fonts. ``settle``: also wait until the network has been
+        quiet for half a second, so that late requests are seen too; the tests that
+        check every request of a page in its first state do, the others need not."""
         response = self.page.goto(url, wait_until="load")
         if redirects(url):
             # index.html is a meta-refresh page: follow it, then check the page it leads to.
             self.page.wait_for_url(lambda u: u != url, wait_until="load")
         self.wait_for_fonts()
-        try:
-            self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
-        except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
-            pass
+        if settle:
+            try:
+                self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
+            except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
+                pass
         return response
 
     def wait_for_fonts(self) -> bool:

@@ -156,7 +156,7 @@ COLORS_JS = """() => {
 @pytest.mark.parametrize("page", PAGES)
 def test_page_loads_cleanly(page, server, watch):
     w = watch(viewport=DESKTOP)
-    response = w.open(server.url + page)
+    response = w.open(server.url + page, settle=True)
     assert response is not None and response.status == 200, f"{page}: HTTP {response and response.status}"
 
     images = w.page.evaluate(IMAGES_JS)
@@ -300,7 +300,7 @@ def test_404_page(site, browser, watch):
     try:
         w = watch(viewport=DESKTOP)
         missing = srv.url + "no/such/page.html"
-        response = w.open(missing)
+        response = w.open(missing, settle=True)
         assert response is not None and response.status == 404, \
             f"{missing}: status {response and response.status}, expected 404"
         sheets = w.page.evaluate(

@@ -52,7 +52,7 @@ def test_page_weight(page, site, server, watch):
     try:
         w = watch(viewport=DESKTOP)
         url = srv.url + (MISSING if page == "404.html" else page)
-        w.open(url)
+        w.open(url, settle=True)
         first = w.page.evaluate(MEASURE_JS)
         w.page.evaluate(IMAGES_JS)
         settle(w)
