@@ -3,7 +3,7 @@
 The site is served by tools/serve.py under a sub-path that is not the one it is
 published under, which proves every link and asset works from any sub-path. Each
 page is opened in a fresh browser context (cold cache), with every request that
-would leave 127.0.0.1 recorded and aborted; then:
+would leave 127.0.0.1 recorded and failed at a proxy that does not exist; then:
 
 * no console errors or page errors, no request off the machine;
 * every <img> decoded; every formula is MathML made at build time, with a rendered box,
@@ -172,7 +172,7 @@ def test_page_loads_cleanly(page, server, watch):
     if w.problems():
         failures.append(f"console/page errors:{fmt(w.problems())}")
     if w.off_host:
-        failures.append(f"requests that left 127.0.0.1 (aborted):{fmt(sorted(set(w.off_host)))}")
+        failures.append(f"requests for other hosts (blocked):{fmt(sorted(set(w.off_host)))}")
     if w.failed or w.http_errors:
         failures.append(f"failed requests:{fmt(w.failed + w.http_errors)}")
     if broken:
@@ -184,6 +184,19 @@ def test_page_loads_cleanly(page, server, watch):
     if raw_tex:
         failures.append(f"raw TeX on the page:{fmt(raw_tex[:15])}")
     assert not failures, f"{page}:\n" + "\n".join(failures)
+
+
+def test_requests_for_other_hosts_are_recorded_and_never_leave(server, watch):
+    """The harness itself: a request for another host, by name or by address, is
+    recorded and fails inside the machine; one for the local server goes through."""
+    w = watch(viewport=DESKTOP)
+    w.open(server.url + "book/glossary.html")
+    outcomes = w.page.evaluate("""async (urls) => Promise.all(urls.map((u) =>
+        fetch(u, {mode: 'no-cors'}).then(() => 'fetched', (e) => 'failed')))""",
+                               ["https://example.com/x.js", "http://93.184.216.34/y", server.url + "book/glossary.html"])
+    assert outcomes == ["failed", "failed", "fetched"], outcomes
+    assert sorted(w.off_host) == ["http://93.184.216.34/y", "https://example.com/x.js"], w.off_host
+    assert all("ERR_PROXY_CONNECTION_FAILED" in m for m in w.problems()), w.problems()
 
 
 def test_section_page_has_math(site):

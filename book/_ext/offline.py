@@ -41,10 +41,11 @@ def _entry_page(app, exception):
     """Write the root index.html before sphinx-external-toc's bare redirect (priority 500)."""
     if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
         return
-    favicon = Path(app.config.html_favicon or "favicon.ico").name
-    page = ENTRY_PAGE.format(lang=escape((app.config.language or "en").replace("_", "-")), favicon=escape(favicon),
-                             target=escape(app.builder.get_target_uri(app.config.root_doc)),
-                             title=escape(app.config.html_title or app.config.project))
+    fields = {"lang": (app.config.language or "en").replace("_", "-"),
+              "favicon": Path(app.config.html_favicon or "favicon.ico").name,
+              "target": app.builder.get_target_uri(app.config.root_doc),
+              "title": app.config.html_title or app.config.project}
+    page = ENTRY_PAGE.format(**{key: escape(value) for key, value in fields.items()})
     Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
 
 
