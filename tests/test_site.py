@@ -4,6 +4,7 @@ assets, Chinese interface, glossary-driven search, references, 404 and API pages
 The real-browser checks are in test_browser.py; these read the files in _build/.
 """
 
+import base64
 import json
 import re
 
@@ -128,14 +129,15 @@ def test_formulas_are_mathml_with_their_tex(page):
 
 
 def test_entry_page_redirects_with_the_sites_icon():
-    """The root index.html names the icon: else the browser asks for /favicon.ico (a 404)
-    whenever that request wins the race against the redirect."""
+    """The root index.html carries the icon inline: else the browser asks for /favicon.ico
+    (a 404) or the linked icon (cut off by the redirect) as the redirect races it."""
     html = soup("index.html")
     assert html.html and html.html.get("lang") == "zh-CN", "index.html is not a whole Chinese page"
     refresh = html.find("meta", attrs={"http-equiv": "Refresh"})
     assert refresh and refresh["content"] == "0; url=book/index.html", refresh
     icon = html.find("link", rel="icon")
-    assert icon and (HTML / icon["href"]).is_file(), icon
+    svg = (HTML / "_static" / "favicon.svg").read_bytes()
+    assert icon and icon["href"] == "data:image/svg+xml;base64," + base64.b64encode(svg).decode(), icon
     assert html.find("a", href="book/index.html")
 
 

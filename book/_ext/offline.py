@@ -9,10 +9,14 @@ each result. There, the search page lists the results without summaries.
 The site's root ``index.html`` is the redirect to the first page. sphinx-external-toc
 writes a bare ``<meta>`` line for it; the browser then asks the server for
 ``/favicon.ico``, which the site does not have, and logs a 404 whenever the request
-wins the race against the redirect. This writes a whole page in its place, with the
-site's icon, a title and a link for readers whose browser does not follow the redirect.
+wins the race against the redirect (an icon file linked from there would be cut off by
+the redirect instead, a failed request). This writes a whole page in its place, with the
+site's icon inlined as a ``data:`` URL (so the page makes no request at all), a title,
+and a link for readers whose browser does not follow the redirect.
 """
 
+import base64
+import mimetypes
 from html import escape
 from pathlib import Path
 
@@ -21,7 +25,7 @@ ENTRY_PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Refresh" content="0; url={target}">
-<link rel="icon" href="_static/{favicon}">
+<link rel="icon" href="{favicon}">
 <title>{title}</title>
 </head>
 <body><p><a href="{target}">{title}</a></p></body>
@@ -37,12 +41,18 @@ def _search_page(app, pagename, templatename, context, doctree):
         app.add_js_file(None, body=SKIP_SUMMARIES)
 
 
+def _data_url(path):
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"
+
+
 def _entry_page(app, exception):
     """Write the root index.html before sphinx-external-toc's bare redirect (priority 500)."""
     if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
         return
+    icon = app.config.html_favicon
     fields = {"lang": (app.config.language or "en").replace("_", "-"),
-              "favicon": Path(app.config.html_favicon or "favicon.ico").name,
+              "favicon": _data_url(Path(app.confdir, icon)) if icon else "data:,",
               "target": app.builder.get_target_uri(app.config.root_doc),
               "title": app.config.html_title or app.config.project}
     page = ENTRY_PAGE.format(**{key: escape(value) for key, value in fields.items()})
