@@ -6,6 +6,7 @@ value from that package. Each case runs the plain ``jupyter-book build`` command
 reader types, and reads from its log which pages executed.
 """
 
+import json
 import os
 import re
 import shutil
@@ -28,7 +29,10 @@ kernelspec: {display_name: Python 3, language: python, name: python3}
 """
 PAGES = {
     "uses": HEADER + "# 用包的页面\n\n开头的文字。\n\n```{code-cell} ipython3\nimport tinypkg\nprint(tinypkg.GREETING)\n```\n",
-    "plain": HEADER + "# 另一页\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n",
+    # An index entry: a one-character term such as 键 is found by search only through
+    # one, and a build that does not write this page again must keep it (search_terms.py).
+    "plain": HEADER + "# 另一页\n\n```{index} 键\n```\n\n"
+                      "```{code-cell} ipython3\nprint(6 * 7)\n```\n",
 }
 TOC = """format: jb-book
 root: book/index
@@ -82,6 +86,14 @@ def build_log(root):
     return re.sub(r"\x1b\[[0-9;]*m", "", log)
 
 
+def index_entries(root):
+    """The search index's entries: {entry: {(document, anchor, main), ...}}."""
+    text = (root / "_build" / "html" / "searchindex.js").read_text(encoding="utf-8")
+    frozen = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    return {entry: {(frozen["docnames"][doc], anchor, main) for doc, anchor, main in places}
+            for entry, places in frozen["indexentries"].items()}
+
+
 def html(root, page):
     return (root / "_build" / "html" / "book" / f"{page}.html").read_text(encoding="utf-8")
 
@@ -93,15 +105,19 @@ def edit(path, old, new):
 
 
 def test_no_change_executes_nothing_and_writes_no_page(book):
+    cold = index_entries(book)
     log = build_log(book)
     assert not EXECUTED.findall(log)
     assert "looking for now-outdated files... none found" in log, log[-3000:]
+    assert "键" in cold and index_entries(book) == cold, "the search index lost entries"
 
 
 def test_prose_edit_executes_nothing_and_shows(book):
+    before = index_entries(book)
     edit(book / "book" / "uses.md", "开头的文字。", "改过的文字。")
     assert build(book) == set()
     assert "改过的文字。" in html(book, "uses")
+    assert index_entries(book) == before, "a page not written again lost its index entries"
 
 
 def test_code_cell_edit_executes_that_page_alone(book):

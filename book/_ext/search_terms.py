@@ -7,10 +7,20 @@ the terms of the glossary page (the source of truth for the book's vocabulary), 
 them as a jieba user dictionary, and hands that file to the indexer through
 ``html_search_options['dict']``. jieba still indexes the parts as well, so 注意力 alone
 is found too.
+
+It also keeps the index entries of pages a build does not read again. Sphinx's Chinese
+indexer drops one-character words, so a search for 键 or 值 finds the glossary only
+through the glossary's index entries. Sphinx 7.4 loads the previous ``searchindex.js``
+in an incremental build but not its ``indexentries`` (sphinx-doc/sphinx#12599), so a
+plain ``jupyter-book build .`` wrote an index without the entries of every page it had
+not read again, and those searches found nothing. ``_keep_index_entries`` loads them
+back, and drops those of pages that left the book.
 """
 
 import re
 from pathlib import Path
+
+from sphinx.search import IndexBuilder
 
 # A user-dictionary frequency high enough that jieba never splits the term.
 _FREQUENCY = 100_000
@@ -45,7 +55,35 @@ def _configure(app, config):
     config.html_search_options = {**config.html_search_options, "dict": str(path)}
 
 
+def _keep_index_entries():
+    """Patch IndexBuilder.load and .prune to carry the index entries over (sphinx#12599)."""
+    if getattr(IndexBuilder, "_keeps_index_entries", False):
+        return
+    load, prune = IndexBuilder.load, IndexBuilder.prune
+
+    def load_with_entries(self, stream, format):
+        position = stream.tell()
+        load(self, stream, format)
+        stream.seek(position)
+        frozen = (self.formats[format] if isinstance(format, str) else format).load(stream)
+        entries, docnames = {}, frozen["docnames"]
+        for entry, places in frozen.get("indexentries", {}).items():
+            for doc, target, main in places:
+                entries.setdefault(docnames[doc], []).append((entry, target, "main" if main else ""))
+        self._index_entries.clear()
+        self._index_entries.update(entries)
+
+    def prune_with_entries(self, docnames):
+        prune(self, docnames)
+        for docname in set(self._index_entries) - set(docnames):
+            del self._index_entries[docname]
+
+    IndexBuilder.load, IndexBuilder.prune = load_with_entries, prune_with_entries
+    IndexBuilder._keeps_index_entries = True
+
+
 def setup(app):
     app.add_config_value("search_terms_glossary", "book/glossary.md", "env", types=[str])
     app.connect("config-inited", _configure)
+    _keep_index_entries()
     return {"parallel_read_safe": True, "parallel_write_safe": True}
