@@ -128,11 +128,15 @@ class Watched:
             self.page.wait_for_url(lambda u: u != url, wait_until="load")
         self.wait_for_fonts()
         if settle:
-            try:
-                self.page.wait_for_load_state("networkidle", timeout=IDLE_TIMEOUT_MS)
-            except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
-                pass
+            self.settle()
         return response
+
+    def settle(self, timeout_ms: int = IDLE_TIMEOUT_MS):
+        """Wait (at most ``timeout_ms``) until the network has been quiet for half a second."""
+        try:
+            self.page.wait_for_load_state("networkidle", timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - idle is a courtesy, not a requirement
+            pass
 
     def wait_for_fonts(self) -> bool:
         """Wait until the web fonts the page uses (icons, math) are loaded and laid out."""

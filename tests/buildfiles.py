@@ -6,6 +6,7 @@ the tests that need one then fail through the ``book`` marker (see conftest.py).
 """
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -41,6 +42,12 @@ def html_pages(include_404=True):
     pages = [p.relative_to(HTML).as_posix() for p in sorted(HTML.rglob("*.html"))
              if not set(p.relative_to(HTML).parts[:-1]) & set(skip)]
     return [p for p in pages if include_404 or p != "404.html"]
+
+
+def search_index(site=HTML):
+    """The data of a built site's searchindex.js (``Search.setIndex({...})``)."""
+    text = (Path(site) / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1:text.rindex(")")])
 
 
 def soup(page):

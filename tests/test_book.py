@@ -4,7 +4,6 @@
 read that build. Run on their own without a build, they fail and say so.
 """
 
-import json
 import re
 
 import nbformat
@@ -12,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from buildfiles import (EXECUTED, HTML, MEASURED, ROOT, SECTION, clean, executed_pages, html_pages,
-                        soup, text_outputs)
+                        search_index, soup, text_outputs)
 
 pytestmark = pytest.mark.book
 
@@ -181,8 +180,7 @@ def test_no_page_redefines_package_code():
 
 
 def test_searchindex_holds_chinese_terms():
-    index = (HTML / "searchindex.js").read_text(encoding="utf-8")
-    terms = json.loads(index[index.index("(") + 1 : index.rindex(")")])["terms"]
+    terms = search_index()["terms"]
     for word in ["注意力", "查询", "掩码", "交叉"]:
         assert word in terms, f"{word} not indexed"
 

@@ -8,13 +8,12 @@ The browser checks of the same things are in test_page_weight.py, test_formulas.
 test_controls.py and test_offline.py.
 """
 
-import json
 import re
 import zipfile
 
 import pytest
 
-from buildfiles import BUILD, HTML, html_pages, load_extension, soup
+from buildfiles import BUILD, HTML, html_pages, load_extension, search_index, soup
 
 pytestmark = pytest.mark.book
 
@@ -53,8 +52,7 @@ def test_images_have_their_size_and_load_lazily(page):
 
 
 def test_search_titles_show_no_tex():
-    text = (HTML / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    index = search_index()
     titles = list(index["titles"]) + list(index["alltitles"])
     assert not [t for t in titles if re.search(r"\\[A-Za-z]", t)]
     assert any("√d_k" in t for t in titles), "the title with a formula is not in the index"

@@ -6,7 +6,6 @@ value from that package. Each case runs the plain ``jupyter-book build`` command
 reader types, and reads from its log which pages executed.
 """
 
-import json
 import os
 import re
 import shutil
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfiles import ROOT
+from buildfiles import ROOT, search_index
 
 # One worker runs the cases in order on the same copy.
 pytestmark = [pytest.mark.build, pytest.mark.xdist_group("cache")]
@@ -88,8 +87,7 @@ def build_log(root):
 
 def index_entries(root):
     """The search index's entries: {entry: {(document, anchor, main), ...}}."""
-    text = (root / "_build" / "html" / "searchindex.js").read_text(encoding="utf-8")
-    frozen = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    frozen = search_index(root / "_build" / "html")
     return {entry: {(frozen["docnames"][doc], anchor, main) for doc, anchor, main in places}
             for entry, places in frozen["indexentries"].items()}
 

@@ -122,13 +122,31 @@ def test_search_button_opens_the_dialog_and_searches(viewport, button, server, w
     w.page.wait_for_function("() => document.querySelector('#pst-search-dialog').open")
     field = w.page.locator("#pst-search-dialog input[name=q]")
     assert field.evaluate("(el) => el === document.activeElement"), "the search field has no focus"
+    assert_icon_clear_of_text(w.page.locator("#pst-search-dialog form.bd-search"))
     field.fill("掩码")
     field.press("Enter")
     w.page.wait_for_url("**/search.html?**")
     assert parse_qs(urlsplit(w.page.url).query)["q"] == ["掩码"], unquote(w.page.url)
     w.page.wait_for_function(
         "() => document.querySelectorAll('#search-results ul.search li').length > 0", timeout=30_000)
+    assert_icon_clear_of_text(w.page.locator(".bd-search-container form.bd-search"))
     assert not w.problems(), w.problems()
+
+
+# The magnifier is drawn from the icon font as an absolutely placed <i>; the typed text
+# must start to its right (the theme's own rule assumed Font Awesome's JS, not a font).
+ICON_AND_TEXT_JS = """(form) => {
+    const icon = form.querySelector('.fa-magnifying-glass').getBoundingClientRect();
+    const input = form.querySelector('input[name=q]');
+    return {icon_right: icon.right, icon_width: icon.width,
+            text_left: input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft)};
+}"""
+
+
+def assert_icon_clear_of_text(form):
+    box = form.evaluate(ICON_AND_TEXT_JS)
+    assert box["icon_width"] > 0, box
+    assert box["icon_right"] <= box["text_left"], f"the magnifier covers the typed text: {box}"
 
 
 def test_ctrl_k_opens_the_search_dialog(server, watch):

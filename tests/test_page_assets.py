@@ -7,13 +7,12 @@ font is written with the glyphs the page shows.
 """
 
 import io
-import json
 import sys
 
 import pytest
 from PIL import Image
 
-from buildfiles import load_extension
+from buildfiles import load_extension, search_index
 
 pytestmark = pytest.mark.build
 
@@ -63,8 +62,7 @@ def test_one_page(tmp_path):
     assert '<img loading="lazy" decoding="async" width="320" height="200" alt="a picture"' in html
     assert html.count("<math") >= 3 and html.count("<math display=\"block\"") == 1
     assert "<mi>softmax</mi><mo>\u2061</mo>" in html
-    index = (out / "searchindex.js").read_text(encoding="utf-8")
-    titles = json.loads(index[index.index("(") + 1:index.rindex(")")])["alltitles"]
+    titles = search_index(out)["alltitles"]
     assert "Why √d_k scales" in titles, titles
     assert (out / "_static" / "fonts" / "book-math.woff2").stat().st_size > 1000
     assert not warnings, warnings

@@ -39,13 +39,6 @@ MATH_FONT = "/_static/fonts/book-math.woff2"
 ICON_FONT = "/_static/fonts/book-icons.woff2"
 
 
-def settle(w):
-    try:
-        w.page.wait_for_load_state("networkidle", timeout=3_000)
-    except Exception:  # noqa: BLE001 - idle is a courtesy
-        pass
-
-
 @pytest.mark.parametrize("page", PAGES + ["404.html"])
 def test_page_weight(page, site, server, watch):
     srv = Server(site, prefix_of_404(site)) if page == "404.html" else server
@@ -55,7 +48,7 @@ def test_page_weight(page, site, server, watch):
         w.open(url, settle=True)
         first = w.page.evaluate(MEASURE_JS)
         w.page.evaluate(IMAGES_JS)
-        settle(w)
+        w.settle(3_000)
         full = w.page.evaluate(MEASURE_JS)
         formulas = w.page.evaluate("() => document.querySelectorAll('math').length")
     finally:

@@ -5,13 +5,12 @@ The real-browser checks are in test_browser.py; these read the files in _build/.
 """
 
 import base64
-import json
 import re
 
 import nbformat
 import pytest
 
-from buildfiles import BUILD, EXECUTED, HTML, glossary_entries, html_pages, soup
+from buildfiles import BUILD, EXECUTED, HTML, glossary_entries, html_pages, search_index, soup
 
 pytestmark = pytest.mark.book
 
@@ -176,8 +175,7 @@ def test_jieba_dictionary_is_the_glossary():
 
 
 def test_search_index_keeps_glossary_terms_whole():
-    index = (HTML / "searchindex.js").read_text(encoding="utf-8")
-    data = json.loads(index[index.index("(") + 1: index.rindex(")")])
+    data = search_index()
     section = data["docnames"].index("book/ch04/attention")
     for term in ["注意力机制", "缩放点积", "多头注意力", "交叉注意力", "自注意力", "掩码", "位置编码"]:
         found = set()
