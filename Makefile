@@ -24,7 +24,7 @@ SITE_ZIP := _build/attention-book-html.zip
 # Recreated on every run, outside the checkout; the shell expands TMPDIR.
 WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
 JOBS   := $(shell nproc 2>/dev/null || echo 1)
-SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
+SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
 .PHONY: book check test wheel-test fresh serve venv clean pdf dist
 .DELETE_ON_ERROR:
