@@ -18,6 +18,7 @@ from attnbook.twin_fixtures import CASES, twin_cases  # noqa: E402
 from buildfiles import load_extension  # noqa: E402
 
 figures_ext = load_extension("figures")
+plots.setup()
 
 
 def decoded(array):
@@ -135,27 +136,3 @@ def test_heads_expected_values_are_the_layer_s_own_for_its_head_count():
         plots.explore_heads(fig, x, layer, heads=(1, 3))
     plt.close(fig)
 
-
-def test_saturation_sample_is_signs_and_the_measurement_shows_saturation():
-    sample = plots.saturation_sample(n_queries=8, n_keys=16, max_depth=64)
-    assert set(np.unique(sample["query"])) == {-1.0, 1.0} and sample["key"].shape == (16, 64)
-    result = plots.saturation_result(sample, depths=(4, 16, 64), heads=8)
-    unscaled, right = result["unscaled"], result["head_depth"]
-    # The figure's alt text: unscaled, the largest weight rises and the gradient falls.
-    assert unscaled["max_weight"][0] < unscaled["max_weight"][-1]
-    assert unscaled["grad_norm"][0] > unscaled["grad_norm"][-1]
-    assert result["d_model"]["max_weight"][-1] < right["max_weight"][-1] < unscaled["max_weight"][-1]
-    fig = plots.scaling_curves(result)
-    with pytest.raises(ValueError, match="±1 only"):
-        plots.explore_saturation(fig, {**sample, "query": sample["query"] * 0.5}, result)
-    plots.explore_saturation(fig, sample, result, step=4)
-    data = _explorable.explorable_data(fig)
-    assert data["settings"]["d_k"] == list(range(4, 65, 4))
-    # The page's bits give back the sample's signs.
-    bits = np.frombuffer(base64.b64decode(data["inputs"]["query"]["bits"]), dtype=np.uint8)
-    signs = np.unpackbits(bits, bitorder="little")[: 8 * 64].reshape(8, 64) * 2.0 - 1
-    np.testing.assert_array_equal(signs, sample["query"])
-    assert data["expected"]["16"]["unscaled"]["max_weight"] == pytest.approx(unscaled["max_weight"][1])
-    svg = figure_svg(fig)
-    assert all(f'id="{gid}"' in svg for gid in data["ids"].values())
-    plt.close(fig)

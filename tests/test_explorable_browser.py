@@ -32,7 +32,7 @@ from matplotlib import colormaps
 from PIL import Image
 
 from browsing import ARTIFACTS
-from buildfiles import BUILD, HTML
+from buildfiles import BUILD, HTML, ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -42,11 +42,9 @@ TOL = 1e-5
 PIXEL_TOLERANCE = 8
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-EXPECTED_FIGURES = {"fig-walkthrough-weights": "scaling", "fig-mask-comparison": "masks", "fig-head-grid": "heads",
-                    "fig-saturation": "saturation"}
+EXPECTED_FIGURES = {"fig-walkthrough-weights": "scaling", "fig-mask-comparison": "masks", "fig-head-grid": "heads"}
 
-TABLES_JS = """(box) => { const s = box.querySelector('script.attnbook-heatmap-data');
-    return s ? JSON.parse(s.textContent).map((p) => p.values) : []; }"""
+TABLES_JS = "(box) => JSON.parse(box.querySelector('script.attnbook-heatmap-data').textContent).map((p) => p.values)"
 READOUT_JS = """(box) => { const o = box.parentElement.querySelector('.attnbook-explore-readout');
     return {text: o.textContent, data: {...o.dataset}, live: o.getAttribute('aria-live')}; }"""
 CELL_JS = """(box, [p, r, c]) => {
@@ -73,8 +71,6 @@ def page_of(figure: str) -> str:
 
 
 def biggest_difference(shown, expected) -> float:
-    if len(shown) == len(expected) == 0:
-        return 0.0
     return float(np.max(np.abs(np.asarray(shown, dtype=float) - np.asarray(expected, dtype=float))))
 
 
@@ -120,35 +116,6 @@ def set_masks(w, form, state):
 
 def set_heads(w, form, state):
     form.locator(f"input[type=radio][value='{state['heads']}']").click()
-
-
-def set_saturation(w, form, state):
-    slider = form.locator("input[type=range]")
-    slider.focus()
-    now = int(slider.input_value())
-    step = int(slider.get_attribute("step"))
-    key = "ArrowRight" if state["d_k"] > now else "ArrowLeft"
-    for _ in range(abs(state["d_k"] - now) // step):
-        w.page.keyboard.press(key)
-
-
-def saturation_settings(fx):
-    return [{"d_k": d} for d in fx["settings"]["d_k"]]
-
-
-def saturation_expected(fx, state):
-    return []
-
-
-def saturation_readout(state, tables, readout, failures, label, fx=None):
-    shown = json.loads(readout["data"]["values"])
-    want = fx["expected"][str(state["d_k"])]
-    for name, metrics in want.items():
-        for metric, value in metrics.items():
-            if abs(shown[name][metric] - value) > TOL:
-                failures.append(f"{label}: {name} {metric} shown {shown[name][metric]}, the package {value}")
-            if f"{value:.3f}" not in readout["text"]:
-                failures.append(f"{label}: readout {readout['text']!r} does not say {value:.3f}")
 
 
 def scaling_settings(fx):
@@ -221,7 +188,6 @@ KINDS = {
     "scaling": (set_scaling, scaling_settings, scaling_expected, scaling_readout, (0, 3, 5)),
     "masks": (set_masks, masks_settings, masks_expected, masks_readout, (1, 2, 6)),
     "heads": (set_heads, heads_settings, heads_expected, heads_readout, (0, 4, 9)),
-    "saturation": (set_saturation, saturation_settings, saturation_expected, saturation_readout, None),
 }
 
 
@@ -264,10 +230,7 @@ def test_every_control_gives_the_package_values(figure, server, watch):
         if not diff <= TOL:
             failures.append(f"{label}: shown tables are {diff} from the package's")
         readout = box.evaluate(READOUT_JS)
-        if fx["kind"] == "saturation":
-            readout_check(state, tables, readout, failures, label, fx)
-        else:
-            readout_check(state, tables, readout, failures, label)
+        readout_check(state, tables, readout, failures, label)
         if readout["live"] != "polite":
             failures.append(f"{label}: the readout is not announced (aria-live)")
         announced.add(readout["text"])
@@ -277,9 +240,11 @@ def test_every_control_gives_the_package_values(figure, server, watch):
         failures.append(f"the readout changed {len(announced)} times over {len(settings(fx))} settings")
 
     # After the last change, hover reads and the paint show the recomputed table.
-    for p in range(len(fx["drawn"]) if cell else 0):
+    for p in range(len(fx["drawn"])):
         check_hover(w, box, p, *cell[:2], failures, f"{figure} after a change")
         check_hover(w, box, p, cell[2], cell[0], failures, f"{figure} after a change")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.page.locator(f"#{figure}").screenshot(path=str(SHOTS / f"{figure}-last-setting.png"))
     # Back to the build's settings: the package's values for them again.
     move(w, form, fx["initial"])
     back = biggest_difference(box.evaluate(TABLES_JS), fx["drawn"])
@@ -326,3 +291,35 @@ def test_controls_without_javascript_from_disk_by_touch_and_in_the_dark(watch):
     assert width <= PHONE["width"], f"the page scrolls sideways on a phone ({width} px)"
     phone.page.locator("#fig-walkthrough-weights").screenshot(path=str(SHOTS / "fig-walkthrough-weights-phone.png"))
     assert not phone.problems(), phone.problems()
+
+
+# --- what the explorable figures add to a page ----------------------------------------
+
+BUDGET = 40_000  # bytes added to a page, raw and gzip-compressed alike
+SCRIPTS = ["twin.js", "explore.js", "explore-scaling.js", "explore-masks.js", "explore-heads.js"]
+
+
+def added_bytes(page: str) -> bytes:
+    """What the explorable figures put into ``page``: their scripts and their inputs."""
+    from buildfiles import load_extension, soup
+
+    figures_ext = load_extension("figures")
+    html = soup(page)
+    ours = {figures_ext.compact_js((ROOT / "book" / "_ext" / name).read_text(encoding="utf-8")) for name in SCRIPTS}
+    parts = [s.string or "" for s in html.find_all("script") if (s.string or "") in ours]
+    parts += [s.string or "" for s in html.select("script.attnbook-explorable-data")]
+    return "".join(parts).encode("utf-8")
+
+
+@pytest.mark.parametrize("figure", sorted(EXPECTED_FIGURES))
+def test_explorable_figures_stay_within_the_weight_budget(figure):
+    import gzip
+
+    page = page_of(figure)
+    added = added_bytes(page)
+    packed = len(gzip.compress(added, 9))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"weight-{page.replace('/', '-')}.json").write_text(
+        json.dumps({"page": page, "added_bytes": len(added), "added_gzip_bytes": packed}) + "\n", encoding="utf-8")
+    assert len(added) > 5_000, "nothing of the explorable figures found in the page"
+    assert len(added) <= BUDGET and packed <= BUDGET, f"{page}: adds {len(added)} bytes ({packed} compressed)"

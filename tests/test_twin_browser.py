@@ -1,7 +1,8 @@
 """The JavaScript twin of the package's math (book/_ext/twin.js), run in Chromium against
 the package on every fixture the build wrote (attnbook.twin_fixtures), and mutated.
 
-The page's own copy of the twin is the one tested: it must be the file's text, inlined.
+The page's own copy of the twin is the one tested: it must be the file's text, compacted
+(book/_ext/figures.py drops indentation and comment lines) and inlined.
 Each fixture is one sample of MiniMultiHeadAttention (projections given as data, head
 split, scaled dot product, masked softmax, head merge, output projection), with masks
 that include fully masked rows, several head counts and divisors. The twin's weights and
@@ -19,7 +20,7 @@ import json
 import pytest
 
 from browsing import ARTIFACTS
-from buildfiles import BUILD, ROOT, SECTION
+from buildfiles import BUILD, ROOT, SECTION, load_extension
 
 pytestmark = pytest.mark.browser
 
@@ -77,9 +78,9 @@ def test_twin_matches_the_package_and_a_mutated_twin_does_not(server, watch):
 
     w = watch()
     w.open(server.url + f"{SECTION}.html")
-    source = TWIN.read_text(encoding="utf-8")
+    source = load_extension("figures").compact_js(TWIN.read_text(encoding="utf-8"))
     inlined = w.page.evaluate("() => [...document.scripts].map((s) => s.textContent)")
-    assert source in inlined, "the page does not carry book/_ext/twin.js as it is"
+    assert source in inlined, "the page does not carry book/_ext/twin.js (compacted) as it is"
 
     results = w.page.evaluate(COMPARE_JS, cases)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

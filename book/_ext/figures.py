@@ -22,8 +22,9 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   finger or the keyboard cursor. The static figure is unchanged by it.
 * **Explorable figures.** A heat map that ``attnbook.plots._explorable`` made explorable
   also carries its inputs (``script.attnbook-explorable-data``); ``twin.js`` (the
-  package's math in JavaScript) and ``explore.js`` (the controls), inline on those pages
-  only, recompute it when the reader moves a control. The package's values for every
+  package's math in JavaScript), ``explore.js`` (the controls) and ``explore-<kind>.js``
+  (each kind's own), inline and compacted on those pages only, recompute it when the
+  reader moves a control. The package's values for every
   setting go to ``_build/fixtures/explorable/<figure>.json`` instead of the page, and at
   the end of the build ``_build/fixtures/twin-cases.json`` gets the twin's fixtures
   (``attnbook.twin_fixtures``); tests/test_twin_browser.py reads both.
@@ -40,10 +41,23 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-SCRIPT = (HERE / "heatmap.js").read_text(encoding="utf-8")
-# Explorable figures (attnbook.plots._explorable): the twin of the package's math and the
-# controls, inline on the pages that have such a figure only.
-EXPLORE_SCRIPTS = tuple((HERE / name).read_text(encoding="utf-8") for name in ("twin.js", "explore.js"))
+
+
+def compact_js(text):
+    """The script as the page carries it: no indentation, no comment lines, no blank lines."""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+def _script(name):
+    return compact_js((HERE / name).read_text(encoding="utf-8"))
+
+
+SCRIPT = _script("heatmap.js")
+# Explorable figures (attnbook.plots._explorable): the twin of the package's math, the
+# controls, and each kind of figure's own, inline on the pages that have such a figure only.
+EXPLORE_SCRIPTS = (_script("twin.js"), _script("explore.js"))
+KIND_SCRIPTS = {kind: _script(f"explore-{kind}.js") for kind in ("scaling", "masks", "heads")}
 #: Where the build writes the fixtures of tests/test_twin_browser.py (under _build/).
 FIXTURES = "fixtures"
 _METADATA = re.compile(r'<metadata id="attnbook">(.*?)</metadata>', re.S)
@@ -73,7 +87,6 @@ def inline_figure(svg, alt, prefix, shared):
     svg = _share_definitions(svg, shared)
     panels = data["heatmaps"]
     marks = {p["padding"][k] for p in panels for k in ("rows", "cols") if k in p.get("padding", {})}
-    marks |= set((data.get("explorable") or {}).get("ids", {}).values())  # what explore.js moves
     svg = _prefix_ids(svg, prefix, keep={p["image"] for p in panels} | marks)
     svg = _compact(svg)
     svg = _root(svg, alt)
@@ -172,13 +185,13 @@ def _json(data):
 def figure_html(svg, panels, explorable=None):
     """The figure's wrapper: the SVG, for a heat map its tables as JSON, and for an
     explorable figure its inputs (``explorable``, without the package's ``expected`` values)."""
-    if not panels and not explorable:
+    if not panels:
         return f'<div class="attnbook-fig">{svg}</div>'
-    extra, classes = "", "attnbook-fig attnbook-heatmap" if panels else "attnbook-fig"
+    extra, classes = "", "attnbook-fig attnbook-heatmap"
     if explorable:
         classes += " attnbook-explorable"
         extra = f'<script type="application/json" class="attnbook-explorable-data">{_json(explorable)}</script>'
-    tables = f'<script type="application/json" class="attnbook-heatmap-data">{_json(panels)}</script>' if panels else ""
+    tables = f'<script type="application/json" class="attnbook-heatmap-data">{_json(panels)}</script>'
     return f'<div class="{classes}">{svg}{tables}{extra}</div>'
 
 
@@ -204,7 +217,7 @@ def _svg_file(app, node):
 def _inline_figures(app, doctree, docname):
     if app.builder.format != "html":
         return
-    shared, heatmaps, explorables, count = {}, False, False, 0
+    shared, heatmaps, explorables, count = {}, False, set(), 0
     for node in list(doctree.findall(nodes.image)):
         path = _svg_file(app, node)
         svg = path.read_text(encoding="utf-8") if path else ""
@@ -220,20 +233,23 @@ def _inline_figures(app, doctree, docname):
                 raise ValueError(f"{docname}: an explorable figure must be a named figure (mystnb figure name)")
             write_fixture(Path(app.outdir).parent, figure["ids"][0], explorable, panels)
             explorable = {k: v for k, v in explorable.items() if k != "expected"}
-            explorable["ids"] = {k: f"fig{count}-{v}" for k, v in explorable.get("ids", {}).items()}
         node.replace_self(nodes.raw("", figure_html(inline, panels, explorable), format="html"))
-        heatmaps, explorables, count = heatmaps or bool(panels), explorables or bool(explorable), count + 1
+        heatmaps, count = heatmaps or bool(panels), count + 1
+        if explorable:
+            if explorable["kind"] not in KIND_SCRIPTS:
+                raise ValueError(f"{docname}: no explore-{explorable['kind']}.js for this explorable figure")
+            explorables.add(explorable["kind"])
     if shared:
         doctree.insert(0, nodes.raw("", shared_definitions(shared), format="html"))
     doctree["attnbook_heatmaps"] = heatmaps
-    doctree["attnbook_explorable"] = explorables
+    doctree["attnbook_explorable"] = sorted(explorables)
 
 
 def _add_script(app, pagename, templatename, context, doctree):
     if doctree is not None and doctree.get("attnbook_heatmaps"):
         app.add_js_file(None, body=SCRIPT)
     if doctree is not None and doctree.get("attnbook_explorable"):
-        for body in EXPLORE_SCRIPTS:
+        for body in EXPLORE_SCRIPTS + tuple(KIND_SCRIPTS[k] for k in doctree["attnbook_explorable"]):
             app.add_js_file(None, body=body)
 
 

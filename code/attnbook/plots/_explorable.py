@@ -73,6 +73,7 @@ def explore_scaling(fig, x, query, key):
     x = np.asarray(x, dtype=np.float32)
     if x.ndim != 2:
         raise ValueError(f"x must be (n, d_model), got shape {x.shape}.")
+    inputs = {"x": _array(x), **_dense(query, "q"), **_dense(key, "k")}
     q, k = query(x[None]), key(x[None])  # (1, n, d_k)
     d_k, d_model = int(q.shape[-1]), int(x.shape[-1])
     divisors = {"d_k": np.sqrt(d_k), "d_model": np.sqrt(d_model), "none": 1.0}
@@ -83,7 +84,7 @@ def explore_scaling(fig, x, query, key):
         else:
             weights = masked_softmax(tf.matmul(q, k, transpose_b=True) / tf.constant(divisor, q.dtype))
         expected[name] = {"weights": weights.numpy()[0].tolist()}
-    inputs = {"x": _array(x), **_dense(query, "q"), **_dense(key, "k"), "d_k": d_k, "d_model": d_model}
+    inputs.update(d_k=d_k, d_model=d_model)
     _attach(fig, "scaling", inputs, {"scale": list(SCALINGS), "row": list(range(len(x)))},
                    {"scale": "d_k", "row": 0}, expected)
 
@@ -122,7 +123,7 @@ def explore_heads(fig, x, layer, heads=(1, 2, 4, 8)):
 
     ``x`` 是一个样本 ``(n, features)``，``layer`` 是已经调用过的
     :class:`attnbook.MiniMultiHeadAttention`。头数换成 ``h`` 时，查询与键的投影不变，
-    只是切成 ``h`` 个头，每头维度 ``d_model / h``，各除以自己的 √(每头维度)；每个头一张表。
+    只是切成 ``h`` 个头，每头维度 ``d_model / h``，各除以自己每头维度的平方根；每个头一张表。
     图上画的应是 ``layer.h`` 个头的表。数据记在 ``fig`` 上，不返回值。
     """
     x = np.asarray(x, dtype=np.float32)
@@ -144,76 +145,3 @@ def explore_heads(fig, x, layer, heads=(1, 2, 4, 8)):
     inputs = {"x": _array(x), **_dense(layer.wq, "q"), **_dense(layer.wk, "k")}
     _attach(fig, "heads", inputs, {"heads": heads}, {"heads": layer.h}, expected)
 
-
-def saturation_sample(n_queries=32, n_keys=32, max_depth=512, seed=0):
-    """:func:`explore_saturation` 用的一组小样本：每个分量取 ±1（均值 0、方差 1）。
-
-    返回字典：``query`` ``(n_queries, max_depth)`` 与 ``key`` ``(n_keys, max_depth)`` 的
-    元素为 ±1，``upstream`` ``(n_queries, n_keys)`` 取自 N(0, 1)（float32）。维度为
-    ``d_k`` 时取前 ``d_k`` 列，所以各个维度共用同一批样本。
-    """
-    rng = np.random.default_rng([seed, max_depth])
-    signs = lambda n: rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=(n, max_depth))  # noqa: E731
-    return {"query": signs(n_queries), "key": signs(n_keys),
-            "upstream": rng.normal(size=(n_queries, n_keys)).astype(np.float32)}
-
-
-def saturation_result(sample, depths=None, heads=8):
-    """在 ``sample`` 上做 :func:`attnbook.scaling.measure_scaling` 的测量，返回同样格式的结果。
-
-    每个 ``d_k``（默认 4、8 … 512）取样本的前 ``d_k`` 列打分，三种缩放各用
-    :func:`attnbook.scaling.softmax_stats` 统计一次。结果可直接交给 :func:`scaling_curves`。
-    """
-    from ..scaling import DEPTHS, METRICS, SCALINGS as WAYS, softmax_stats
-
-    depths = DEPTHS if depths is None else depths
-    q, k, upstream = (np.asarray(sample[n], dtype=np.float64) for n in ("query", "key", "upstream"))
-    if any(d > q.shape[1] or d <= 0 for d in depths):
-        raise ValueError(f"depths must be in 1 .. {q.shape[1]}, got {list(depths)}.")
-    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": k.shape[0]}
-    for name in WAYS:
-        result[name] = {metric: [] for metric in METRICS}
-    for d_k in result["d_k"]:
-        scores = q[:, :d_k] @ k[:, :d_k].T
-        for name, scale in WAYS.items():
-            stats = softmax_stats(scores / scale(d_k, heads), upstream)
-            for metric in METRICS:
-                result[name][metric].append(stats[metric])
-    return result
-
-
-def _bits(signs):
-    """±1 as bits (1 for +1), packed eight to a byte, base64, with the shape."""
-    a = np.asarray(signs)
-    packed = np.packbits((a > 0).astype(np.uint8), axis=None, bitorder="little")
-    return {"shape": list(a.shape), "bits": base64.b64encode(packed.tobytes()).decode("ascii")}
-
-
-def explore_saturation(fig, sample, result, step=4):
-    """让 :func:`scaling_curves` 画的 ``result``（:func:`saturation_result` 在 ``sample`` 上
-    的测量）在网页上可调。
-
-    读者拖动 ``d_k``（``step`` 到样本的最大维度，步长 ``step``），浏览器取样本的前 ``d_k``
-    列，对三种缩放重算每行最大权重与梯度范数的均值，在曲线上标出来。数据记在 ``fig`` 上，
-    不返回值。
-    """
-    from ..scaling import SCALINGS as WAYS, softmax_stats
-
-    q, k, upstream = (np.asarray(sample[n], dtype=np.float64) for n in ("query", "key", "upstream"))
-    heads = result["heads"]
-    if not np.all(np.abs(q) == 1) or not np.all(np.abs(k) == 1):
-        raise ValueError("sample's query and key must hold ±1 only (see saturation_sample).")
-    depths = list(range(step, q.shape[1] + 1, step))
-    expected = {}
-    for d_k in depths:
-        scores = q[:, :d_k] @ k[:, :d_k].T
-        expected[str(d_k)] = {name: {m: v for m, v in softmax_stats(scores / scale(d_k, heads), upstream).items()
-                                     if m in ("max_weight", "grad_norm")}
-                              for name, scale in WAYS.items()}
-    metrics = ("max_weight", "grad_norm")
-    ids = {f"{name}-{metric}": f"curve-{name}-{metric}" for name in WAYS for metric in metrics}
-    # Where the drawn curves' points lie: the page places its markers between them.
-    curves = {"d_k": result["d_k"], **{f"{n}-{m}": result[n][m] for n in WAYS for m in metrics}}
-    inputs = {"query": _bits(q), "key": _bits(k), "upstream": _array(upstream), "heads": heads}
-    setattr(fig, _ATTRIBUTE, {"kind": "saturation", "inputs": inputs, "settings": {"d_k": depths},
-                              "initial": {"d_k": 64}, "expected": expected, "ids": ids, "curves": curves})

@@ -87,9 +87,9 @@ def _mark_padding(ax, length, n_q, n_k, panel):
     if length < n_q:
         marks["rows"] = f"padding-rows-{panel}"
         ax.axhline(length - 0.5, gid=marks["rows"], **line)
-    return marks
     ax.set_xlabel(f"{KEY_LABEL}（虚线后为补零）")
     ax.set_ylabel(f"{QUERY_LABEL}（虚线下为补零）")
+    return marks
 
 
 def mask_comparison(unmasked, masked, length=None, vmax=None):
