@@ -136,3 +136,26 @@ def test_heads_expected_values_are_the_layer_s_own_for_its_head_count():
         plots.explore_heads(fig, x, layer, heads=(1, 3))
     plt.close(fig)
 
+
+
+def test_saturation_sample_is_signs_and_expected_values_are_softmax_stats():
+    from attnbook.scaling import measure_scaling, softmax_stats
+
+    sample = plots.saturation_sample(n_queries=8, n_keys=16, max_depth=64)
+    assert set(np.unique(sample["query"])) == {-1.0, 1.0} and sample["upstream"].shape == (8, 16)
+    result = measure_scaling(depths=(4, 16, 64), n_queries=8, n_keys=16)
+    fig = plots.scaling_curves(result)
+    with pytest.raises(ValueError, match="±1 only"):
+        plots.explore_saturation(fig, {**sample, "upstream": sample["upstream"] * 0.5}, result)
+    plots.explore_saturation(fig, sample, result, step=4)
+    data = _explorable.explorable_data(fig)
+    assert data["settings"]["d_k"] == {"from": 4, "to": 64, "step": 4} and len(data["expected"]) == 16
+    bits = np.frombuffer(base64.b64decode(data["inputs"]["query"]["bits"]), dtype=np.uint8)
+    np.testing.assert_array_equal(np.unpackbits(bits, bitorder="little").reshape(8, 64) * 2.0 - 1, sample["query"])
+    q, k = sample["query"][:, :12].astype(float), sample["key"][:, :12].astype(float)
+    want = softmax_stats(q @ k.T / np.sqrt(12), sample["upstream"].astype(float))
+    assert data["expected"]["12"]["head_depth"] == {m: want[m] for m in ("max_weight", "grad_norm")}
+    svg = figure_svg(fig)
+    assert all(f'id="{gid}"' in svg for gid in data["ids"].values())
+    assert data["curves"]["unscaled-max_weight"] == result["unscaled"]["max_weight"]
+    plt.close(fig)

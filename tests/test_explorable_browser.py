@@ -42,9 +42,11 @@ TOL = 1e-5
 PIXEL_TOLERANCE = 8
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-EXPECTED_FIGURES = {"fig-walkthrough-weights": "scaling", "fig-mask-comparison": "masks", "fig-head-grid": "heads"}
+EXPECTED_FIGURES = {"fig-walkthrough-weights": "scaling", "fig-mask-comparison": "masks", "fig-head-grid": "heads",
+                    "fig-scaling": "saturation"}
 
-TABLES_JS = "(box) => JSON.parse(box.querySelector('script.attnbook-heatmap-data').textContent).map((p) => p.values)"
+TABLES_JS = """(box) => { const s = box.querySelector('script.attnbook-heatmap-data');
+    return s ? JSON.parse(s.textContent).map((p) => p.values) : []; }"""
 READOUT_JS = """(box) => { const o = box.parentElement.querySelector('.attnbook-explore-readout');
     return {text: o.textContent, data: {...o.dataset}, live: o.getAttribute('aria-live')}; }"""
 CELL_JS = """(box, [p, r, c]) => {
@@ -56,6 +58,16 @@ CELL_JS = """(box, [p, r, c]) => {
     const x = b.left + (c + 0.5) * b.width / cols, y = b.top + (r + 0.5) * b.height / rows;
     return {x, y, fx: x - f.left, fy: y - f.top, value: data[p].values[r][c], vmax: data[p].vmax};
 }"""
+# Each ring: its centre, its curve's drawn points, and the drawn points of every curve of its panel.
+RINGS_JS = """(box) => { const svg = box.querySelector('svg');
+    const data = JSON.parse(box.querySelector('script.attnbook-explorable-data').textContent);
+    const pts = (id) => [...svg.getElementById(id).querySelectorAll('use')].map((u) => [Number(u.getAttribute('x')), Number(u.getAttribute('y'))]);
+    return [...svg.querySelectorAll('circle[data-curve]')].map((c) => {
+        const metric = c.dataset.curve.split('-').slice(-1)[0];
+        const panel = Object.fromEntries(Object.entries(data.ids).filter(([k]) => k.endsWith(metric)).map(([k, id]) => [k, pts(id)]));
+        return {x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')), shown: c.style.display !== 'none',
+                curve: c.dataset.curve.replace(/^fig\\d+-/, ''), points: pts(c.dataset.curve), panel};
+    }); }"""
 TIP_JS = "(box) => { const t = box.querySelector('.attnbook-heatmap-tip'); return t && !t.hidden ? t.textContent : null; }"
 
 
@@ -71,6 +83,8 @@ def page_of(figure: str) -> str:
 
 
 def biggest_difference(shown, expected) -> float:
+    if len(shown) == len(expected) == 0:  # the saturation figure has no tables
+        return 0.0
     return float(np.max(np.abs(np.asarray(shown, dtype=float) - np.asarray(expected, dtype=float))))
 
 
@@ -116,6 +130,47 @@ def set_masks(w, form, state):
 
 def set_heads(w, form, state):
     form.locator(f"input[type=radio][value='{state['heads']}']").click()
+
+
+def set_saturation(w, form, state):
+    slider = form.locator("input[type=range]")
+    slider.focus()
+    now, step = int(slider.input_value()), int(slider.get_attribute("step"))
+    for _ in range(abs(state["d_k"] - now) // step):
+        w.page.keyboard.press("ArrowRight" if state["d_k"] > now else "ArrowLeft")
+
+
+def saturation_settings(fx):
+    d = fx["settings"]["d_k"]
+    return [{"d_k": k} for k in range(d["from"], d["to"] + 1, d["step"])]
+
+
+def saturation_readout(state, tables, readout, failures, label, fx, box):
+    """The readout gives the package's measurement on the sample; at a d_k the build drew,
+    each ring sits at that d_k on its curve's x and at its own value on the panel's scale."""
+    shown = json.loads(readout["data"]["values"])
+    for name, metrics in fx["expected"][str(state["d_k"])].items():
+        for metric, value in metrics.items():
+            if not abs(shown[name][metric] - value) <= TOL:
+                failures.append(f"{label}: {name} {metric} shown {shown[name][metric]}, the package {value}")
+            if f"{value:.3f}" not in readout["text"]:
+                failures.append(f"{label}: readout {readout['text']!r} does not say {value:.3f}")
+    rings = box.evaluate(RINGS_JS)
+    if len(rings) != 6 or not all(r["shown"] for r in rings):
+        failures.append(f"{label}: {len(rings)} rings shown, not one per curve (6)")
+    curves = box.evaluate("(b) => JSON.parse(b.querySelector('script.attnbook-explorable-data').textContent).curves")
+    if state["d_k"] not in curves["d_k"]:
+        return
+    i = curves["d_k"].index(state["d_k"])
+    for ring in rings:
+        key = ring["curve"].split("curve-", 1)[1]
+        name, metric = key.split("-")
+        x, _ = ring["points"][i]
+        same = [(curves[k][j], p[1]) for k, pts in ring["panel"].items() for j, p in enumerate(pts)]
+        (v0, y0), (v1, y1) = min(same), max(same)
+        y = y0 + (shown[name][metric] - v0) / (v1 - v0) * (y1 - y0)
+        if abs(ring["x"] - x) > 1.5 or abs(ring["y"] - y) > 1.5:
+            failures.append(f"{label}: the ring of {key} is at ({ring['x']}, {ring['y']}), not ({x}, {y})")
 
 
 def scaling_settings(fx):
@@ -188,6 +243,7 @@ KINDS = {
     "scaling": (set_scaling, scaling_settings, scaling_expected, scaling_readout, (0, 3, 5)),
     "masks": (set_masks, masks_settings, masks_expected, masks_readout, (1, 2, 6)),
     "heads": (set_heads, heads_settings, heads_expected, heads_readout, (0, 4, 9)),
+    "saturation": (set_saturation, saturation_settings, lambda fx, state: [], saturation_readout, None),
 }
 
 
@@ -214,6 +270,8 @@ def test_every_control_gives_the_package_values(figure, server, watch):
     start = biggest_difference(drawn, expected(fx, fx["initial"]))
     if start > TOL:
         failures.append(f"the build's figure is {start} from the package's values for its own settings")
+    if fx["kind"] == "saturation" and any(r["shown"] for r in box.evaluate(RINGS_JS)):
+        failures.append("before the slider moves, the figure already carries rings")
     labels = form.evaluate("""(f) => [...f.querySelectorAll('input, select')].map((c) =>
         (c.labels && c.labels[0] ? c.labels[0].textContent : '') + (c.closest('fieldset') ?
          c.closest('fieldset').querySelector('legend').textContent : ''))""")
@@ -230,7 +288,10 @@ def test_every_control_gives_the_package_values(figure, server, watch):
         if not diff <= TOL:
             failures.append(f"{label}: shown tables are {diff} from the package's")
         readout = box.evaluate(READOUT_JS)
-        readout_check(state, tables, readout, failures, label)
+        if fx["kind"] == "saturation":
+            readout_check(state, tables, readout, failures, label, fx, box)
+        else:
+            readout_check(state, tables, readout, failures, label)
         if readout["live"] != "polite":
             failures.append(f"{label}: the readout is not announced (aria-live)")
         announced.add(readout["text"])
@@ -240,7 +301,7 @@ def test_every_control_gives_the_package_values(figure, server, watch):
         failures.append(f"the readout changed {len(announced)} times over {len(settings(fx))} settings")
 
     # After the last change, hover reads and the paint show the recomputed table.
-    for p in range(len(fx["drawn"])):
+    for p in range(len(fx["drawn"]) if cell else 0):
         check_hover(w, box, p, *cell[:2], failures, f"{figure} after a change")
         check_hover(w, box, p, cell[2], cell[0], failures, f"{figure} after a change")
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -296,7 +357,8 @@ def test_controls_without_javascript_from_disk_by_touch_and_in_the_dark(watch):
 # --- what the explorable figures add to a page ----------------------------------------
 
 BUDGET = 40_000  # bytes added to a page, raw and gzip-compressed alike
-SCRIPTS = ["twin.js", "explore.js", "explore-scaling.js", "explore-masks.js", "explore-heads.js"]
+SCRIPTS = ["twin.js", "explore.js", "explore-scaling.js", "explore-masks.js", "explore-heads.js",
+           "explore-saturation.js"]
 
 
 def added_bytes(page: str) -> bytes:

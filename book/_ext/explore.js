@@ -56,7 +56,7 @@
       this.lut = this.data.cmap ? Uint8Array.from(atob(this.data.cmap), (c) => c.charCodeAt(0)) : null;
       this.inputs = {};
       Object.entries(this.data.inputs).forEach(([k, v]) => {
-        this.inputs[k] = v && v.shape ? decode(v) : v;
+        this.inputs[k] = v && v.data ? decode(v) : v; // explore-saturation.js decodes its own bits
       });
       this.state = { ...this.data.initial };
       this.id = `attnbook-explore-${(uid += 1)}`;

@@ -57,7 +57,7 @@ SCRIPT = _script("heatmap.js")
 # Explorable figures (attnbook.plots._explorable): the twin of the package's math, the
 # controls, and each kind of figure's own, inline on the pages that have such a figure only.
 EXPLORE_SCRIPTS = (_script("twin.js"), _script("explore.js"))
-KIND_SCRIPTS = {kind: _script(f"explore-{kind}.js") for kind in ("scaling", "masks", "heads")}
+KIND_SCRIPTS = {kind: _script(f"explore-{kind}.js") for kind in ("scaling", "masks", "heads", "saturation")}
 #: Where the build writes the fixtures of tests/test_twin_browser.py (under _build/).
 FIXTURES = "fixtures"
 _METADATA = re.compile(r'<metadata id="attnbook">(.*?)</metadata>', re.S)
@@ -87,6 +87,7 @@ def inline_figure(svg, alt, prefix, shared):
     svg = _share_definitions(svg, shared)
     panels = data["heatmaps"]
     marks = {p["padding"][k] for p in panels for k in ("rows", "cols") if k in p.get("padding", {})}
+    marks |= set((data.get("explorable") or {}).get("ids", {}).values())  # what explore.js moves
     svg = _prefix_ids(svg, prefix, keep={p["image"] for p in panels} | marks)
     svg = _compact(svg)
     svg = _root(svg, alt)
@@ -185,13 +186,13 @@ def _json(data):
 def figure_html(svg, panels, explorable=None):
     """The figure's wrapper: the SVG, for a heat map its tables as JSON, and for an
     explorable figure its inputs (``explorable``, without the package's ``expected`` values)."""
-    if not panels:
+    if not panels and not explorable:
         return f'<div class="attnbook-fig">{svg}</div>'
-    extra, classes = "", "attnbook-fig attnbook-heatmap"
+    extra, classes = "", "attnbook-fig attnbook-heatmap" if panels else "attnbook-fig"
     if explorable:
         classes += " attnbook-explorable"
         extra = f'<script type="application/json" class="attnbook-explorable-data">{_json(explorable)}</script>'
-    tables = f'<script type="application/json" class="attnbook-heatmap-data">{_json(panels)}</script>'
+    tables = f'<script type="application/json" class="attnbook-heatmap-data">{_json(panels)}</script>' if panels else ""
     return f'<div class="{classes}">{svg}{tables}{extra}</div>'
 
 
@@ -233,6 +234,7 @@ def _inline_figures(app, doctree, docname):
                 raise ValueError(f"{docname}: an explorable figure must be a named figure (mystnb figure name)")
             write_fixture(Path(app.outdir).parent, figure["ids"][0], explorable, panels)
             explorable = {k: v for k, v in explorable.items() if k != "expected"}
+            explorable["ids"] = {k: f"fig{count}-{v}" for k, v in explorable.get("ids", {}).items()}
         node.replace_self(nodes.raw("", figure_html(inline, panels, explorable), format="html"))
         heatmaps, count = heatmaps or bool(panels), count + 1
         if explorable:

@@ -145,3 +145,53 @@ def explore_heads(fig, x, layer, heads=(1, 2, 4, 8)):
     inputs = {"x": _array(x), **_dense(layer.wq, "q"), **_dense(layer.wk, "k")}
     _attach(fig, "heads", inputs, {"heads": heads}, {"heads": layer.h}, expected)
 
+
+def saturation_sample(n_queries=32, n_keys=32, max_depth=512, seed=0):
+    """:func:`explore_saturation` 用的一组小样本：每个分量取 ±1（均值 0、方差 1）。
+
+    返回字典：``query`` ``(n_queries, max_depth)``、``key`` ``(n_keys, max_depth)`` 与上游
+    梯度 ``upstream`` ``(n_queries, n_keys)``，元素都是 ±1（float32）。维度为 ``d_k`` 时
+    取前 ``d_k`` 列，所以各个维度共用同一批样本；整组样本只占几 KB，网页可以带上它。
+    """
+    rng = np.random.default_rng([seed, max_depth])
+    signs = lambda *shape: rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=shape)  # noqa: E731
+    return {"query": signs(n_queries, max_depth), "key": signs(n_keys, max_depth),
+            "upstream": signs(n_queries, n_keys)}
+
+
+def _bits(signs):
+    """±1 as bits (1 for +1), packed eight to a byte, lowest bit first, base64, with the shape."""
+    a = np.asarray(signs)
+    packed = np.packbits((a > 0).astype(np.uint8), axis=None, bitorder="little")
+    return {"shape": list(a.shape), "bits": base64.b64encode(packed.tobytes()).decode("ascii")}
+
+
+def explore_saturation(fig, sample, result, step=4):
+    """让 :func:`scaling_curves` 画的 ``result`` 在网页上可调：拖动 ``d_k`` 重做同样的测量。
+
+    ``result`` 是图上画的 :func:`attnbook.scaling.measure_scaling` 的结果，网页据它的曲线
+    定位；``sample`` 来自 :func:`saturation_sample`。读者把 ``d_k`` 从 ``step`` 拖到样本的
+    最大维度（步长 ``step``）时，浏览器取样本的前 ``d_k`` 列，按
+    :func:`attnbook.scaling.softmax_stats` 的定义重算三种缩放下每行最大权重与梯度范数的
+    均值，用圆圈标在图上。数据记在 ``fig`` 上，不返回值。
+    """
+    from ..scaling import SCALINGS, softmax_stats
+
+    q, k, upstream = (np.asarray(sample[n], dtype=np.float64) for n in ("query", "key", "upstream"))
+    if not all(np.all(np.abs(a) == 1) for a in (q, k, upstream)):
+        raise ValueError("sample's query, key and upstream must hold ±1 only (see saturation_sample).")
+    heads, metrics = result["heads"], ("max_weight", "grad_norm")
+    depths = list(range(step, q.shape[1] + 1, step))
+    expected = {}
+    for d_k in depths:
+        scores = q[:, :d_k] @ k[:, :d_k].T
+        expected[str(d_k)] = {name: {m: v for m, v in softmax_stats(scores / scale(d_k, heads), upstream).items()
+                                     if m in metrics} for name, scale in SCALINGS.items()}
+    ids = {f"{n}-{m}": f"curve-{n}-{m}" for n in SCALINGS for m in metrics}
+    # Where the drawn curves' points lie: the page places its rings between them.
+    curves = {"d_k": result["d_k"], **{f"{n}-{m}": result[n][m] for n in SCALINGS for m in metrics}}
+    inputs = {"query": _bits(q), "key": _bits(k), "upstream": _bits(upstream), "heads": heads}
+    setattr(fig, _ATTRIBUTE, {"kind": "saturation", "inputs": inputs,
+                              "settings": {"d_k": {"from": step, "to": depths[-1], "step": step}},
+                              "initial": {"d_k": 64 if 64 in depths else depths[0]},
+                              "expected": expected, "ids": ids, "curves": curves})
