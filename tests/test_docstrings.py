@@ -202,7 +202,8 @@ def test_the_api_page_is_found():
     assert "attnbook" in modules and "attnbook.cost" in modules, modules
     names = [name for name, _ in API]
     for expected in ["attnbook.scaled_dot_product_attention", "attnbook.MiniMultiHeadAttention",
-                     "attnbook.masks.padding_leak", "attnbook.bench.measure_mha",
+                     "attnbook.masks.padding_leak", "attnbook.measurements.measure_mha",
+                     "attnbook.bench.evaluate_targets",
                      "attnbook.scaling.METRICS", "attnbook.toy.ReversalModel.encode",
                      "attnbook.plots.setup"]:
         assert expected in names
