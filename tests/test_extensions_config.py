@@ -8,6 +8,7 @@ installed.
 
 import importlib.util
 
+import pytest
 import yaml
 
 from buildfiles import ROOT
@@ -23,15 +24,17 @@ def test_the_list_names_every_module_of_book_ext():
     assert not missing, f"book/_ext modules that _config.yml's sphinx.config.extensions does not name: {missing}"
 
 
+@pytest.mark.build  # the book's environment: the wheel's venv has no third-party extension
 def test_the_list_names_nothing_else():
+    """Every other name is an installed module (a stray name would also fail the build)."""
     stray = [name for name in LISTED
              if not (EXT / f"{name}.py").is_file() and importlib.util.find_spec(name) is None]
     assert not stray, f"sphinx.config.extensions names what is neither in book/_ext nor installed: {stray}"
+
+
+def test_one_list_that_names_each_extension_once():
     twice = sorted({name for name in LISTED if LISTED.count(name) > 1})
     assert not twice, f"sphinx.config.extensions names these more than once: {twice}"
-
-
-def test_no_second_list():
     assert "extra_extensions" not in SPHINX, "extra_extensions is not loaded: name the extension in sphinx.config.extensions"
     assert set(SPHINX.get("local_extensions", {}).values()) <= {"book/_ext"}, \
         "local_extensions only puts book/_ext on the Python path"
