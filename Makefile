@@ -21,8 +21,9 @@ PIP    := pip==24.3.1
 UV     := uv==0.13.9
 DIST   := _build/dist
 SITE_ZIP := _build/attention-book-html.zip
-# Recreated on every run, outside the checkout; the shell expands TMPDIR.
-WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
+# Recreated on every run, outside the checkout; the shell expands TMPDIR. Named after the
+# checkout, so two checkouts on one machine never rebuild each other's venv mid-run.
+WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 JOBS   := $(shell nproc 2>/dev/null || echo 1)
 # The package's unit tests: the tests that need no build, no browser and no PDF (the
 # markers of pytest.ini). Every -m expression below is made from this one.
