@@ -6,8 +6,9 @@
 """
 
 from ._explorable import explore_heads, explore_masks, explore_saturation, explore_scaling, saturation_sample
-from ._style import CMAP, setup
+from ._style import setup
 from ._svg import figure_svg
+from ._theme import CMAP
 from .cost import rnn_vs_attention_time, variant_costs
 from .flow import signal_flow
 from .heatmaps import alignment_table, head_grid, mask_comparison, reversal_alignment, weights_heatmap

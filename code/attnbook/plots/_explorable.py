@@ -24,7 +24,7 @@ import numpy as np
 from .._tf import tf
 from ..attention import masked_softmax, scaled_dot_product_attention
 from ..masks import causal_mask, combine_masks, padding_mask
-from ._style import CMAP
+from ._theme import CMAP
 from ._svg import heatmap_panels
 
 _ATTRIBUTE = "_attnbook_explorable"
