@@ -120,10 +120,16 @@ def solution_blocks(text):
 
 
 def test_catalog_ids_follow_the_order_of_the_book():
-    """Sphinx numbers the exercises 4.5.N by position (numbering.py, enumerable_prefix)."""
+    """Sphinx numbers the exercises 4.5.N by position, with the catalog's SECTION as the
+    prefix (numbering.py); _config.yml does not write the number a second time."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    prefix = config["sphinx"]["config"]["enumerable_prefix"]["exercise"]
-    assert ".".join(str(n) for n in prefix) == SECTION
+    assert "exercise" not in config["sphinx"]["config"].get("enumerable_prefix", {})
+
+    class Config:
+        enumerable_prefix = {}
+
+    load_extension("numbering")._exercise_prefix(None, Config)
+    assert ".".join(str(n) for n in Config.enumerable_prefix["exercise"]) == SECTION
     assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
     assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
     assert CONCEPTUAL and set(CONCEPTUAL) == {ex.id for ex in CATALOG} - set(EXERCISES)
@@ -162,14 +168,20 @@ def test_each_coding_exercise_has_one_solution_that_checks_it():
         assert names == ([exercise.answer_name] if exercise.coding else []), label
 
 
-def test_every_checker_module_serves_the_catalog():
-    """Each checker a module defines is one the catalog asks for, and in that module."""
-    defined = {}
+def test_every_checker_serves_exactly_one_exercise_of_the_catalog():
+    """The catalog holds the Checker objects themselves; each one the _ex_ modules define
+    is the checker of one coding exercise, and no exercise's checker lives elsewhere."""
+    from attnbook.exercises._core import Checker
+
+    defined = []
     for info in pkgutil.iter_modules(exercises.__path__):
         if info.name.startswith("_ex_"):
             module = importlib.import_module(f"attnbook.exercises.{info.name}")
-            defined.update({name: info.name for name in module.CHECKERS})
-    assert defined == {ex.answer_name: ex.checker for ex in EXERCISES.values()}
+            defined += [value for value in vars(module).values() if isinstance(value, Checker)]
+    used = [ex.checker for ex in EXERCISES.values()]
+    assert all(isinstance(checker, Checker) for checker in used)
+    assert sorted(map(id, defined)) == sorted(map(id, used)) and len(set(map(id, used))) == len(used)
+    assert all(ex.checker is None for ex in CATALOG if not ex.coding)
 
 
 def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():

@@ -101,8 +101,6 @@ def shape_test_cases(rng):
     return cases
 
 
-CHECKERS = {
-    "FixedMultiHeadAttention": Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),),
-                                       noun="层", uses_policy=True),
-    "shape_test": Checker(shape_test_cases, noun="测试"),
-}
+FIXED_LAYER = Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),), noun="层",
+                      uses_policy=True)
+SHAPE_TEST = Checker(shape_test_cases, noun="测试")

@@ -57,8 +57,6 @@ def linear_cases(rng):
     return cases
 
 
-CHECKERS = {
-    "linear_attention": Checker(linear_cases, (
-        ("attnbook.linear_attention", efficient.linear_attention),
-        ("attnbook.efficient._causal_linear", efficient._causal_linear))),
-}
+LINEAR = Checker(linear_cases, (
+    ("attnbook.linear_attention", efficient.linear_attention),
+    ("attnbook.efficient._causal_linear", efficient._causal_linear)))

@@ -19,7 +19,6 @@ import numpy as np
 from . import _messages as say
 from . import _protocol, _sandbox, _tasks
 from ._core import CaseResult, Fail, Verdict
-from ._registry import CHECKERS
 from ._tripwire import SOLUTIONS
 from .catalog import exercise_named, get_exercise
 
@@ -58,7 +57,7 @@ def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMOR
     exercise = get_exercise(exercise_id)
     _check_limit(time_limit, "time_limit")
     _check_limit(memory_limit, "memory_limit")
-    problem = _tasks.kind_problem(exercise, answer)
+    problem = _tasks.kind_problem(exercise.kind, exercise.signature, answer)
     source = None
     if not problem:
         try:
@@ -128,7 +127,7 @@ def _pickled(answer):
 
 
 def _check(exercise, source, problem, allow_solutions, time_limit, seed, memory_limit, prewarm):
-    checker = CHECKERS[exercise.id]
+    checker = exercise.checker
     child = None if problem else _sandbox.take()
     policy = keras.config.dtype_policy()
     try:
@@ -142,7 +141,7 @@ def _check(exercise, source, problem, allow_solutions, time_limit, seed, memory_
         job = dict(exercise_id=exercise.id, answer=source, kind=exercise.kind, policy=policy.name,
                    tasks=[case.task for case in cases], sys_path=list(sys.path), cwd=os.getcwd(),
                    allow_solutions=allow_solutions,
-                   kind_problem=functools.partial(_tasks.kind_problem, exercise) if source[0] == "file" else None)
+                   kind_problem=functools.partial(_tasks.kind_problem, exercise.kind, exercise.signature) if source[0] == "file" else None)
         session = _Session(child, checker.noun, time_limit, memory_limit)
         results, problem = session.run(job, cases)
         return Verdict(exercise.id, exercise.title, results, problem)

@@ -13,19 +13,20 @@ from ._core import Fail
 DENSE_NAMES = ("wq", "wk", "wv", "wo")
 
 
-def kind_problem(exercise, answer):
-    """Why ``answer`` cannot be the kind of thing the exercise asks for, or ''."""
+def kind_problem(kind, signature, answer):
+    """Why ``answer`` cannot be the ``kind`` ("function" or "class") the exercise asks for
+    (``signature``, as the catalog writes it), or ''."""
     import keras
 
     from . import _messages as say
 
-    if exercise.kind == "class":
+    if kind == "class":
         if isinstance(answer, keras.layers.Layer):
-            return say.layer_instance(exercise.signature)
+            return say.layer_instance(signature)
         if not (isinstance(answer, type) and issubclass(answer, keras.layers.Layer)):
-            return say.wrong_kind(exercise.kind, exercise.signature, answer)
+            return say.wrong_kind(kind, signature, answer)
     elif not callable(answer) or isinstance(answer, type):
-        return say.wrong_kind(exercise.kind, exercise.signature, answer)
+        return say.wrong_kind(kind, signature, answer)
     return ""
 
 
