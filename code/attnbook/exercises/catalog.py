@@ -2,10 +2,10 @@
 
 每道练习在这里写一次：练习页里 ``{exercise}`` 块的标签、标题、题型、要提交的函数
 或类、起步骨架的文档字符串，以及检查它的检查器（``_ex_*`` 模块里的
-:class:`~._core.Checker` 对象本身）。思考题的列表、起步笔记本的骨架和测试里的
+``Checker`` 对象本身）。思考题的列表、起步笔记本的骨架和测试里的
 编号都由它导出。
 
-编号不写在这里，而由位置决定：第 n 道是 ``{SECTION}.n``。节号 :data:`SECTION` 只写
+编号不写在这里，而由位置决定：第 n 道是 4.5.n。节号 ``SECTION`` 只写
 在这里一次：书里 Sphinx 给练习块编号时用的前缀也取自它（见
 ``book/_ext/numbering.py``），并按练习块出现的顺序编号；测试核对目录与练习页的
 顺序一致，所以两边的编号不会分叉。
@@ -32,7 +32,7 @@ class Exercise:
             ``keras.layers.Layer`` 的子类）或 ``"thinking"`` （思考题，没有检查器）。
         signature: 要提交的函数或类的调用形式，如 ``"split_heads(x, num_heads)"``。
         doc: 起步骨架里的一行文档字符串。
-        checker: 检查它的 :class:`~._core.Checker`；思考题为 None。
+        checker: 检查它的 ``Checker``；思考题为 None。
         id: 练习编号，如 ``"4.5.2"``，由在目录里的位置决定。
     """
 
