@@ -84,6 +84,17 @@ def test_a_patched_module_in_one_check_does_not_reach_the_next():
     assert verdict.state == FAILED and "看起来没有除以 √d_k" in str(verdict)
 
 
+def test_an_answer_dressed_as_a_solution_may_not_import_the_solutions():
+    def scaled_dot_product_attention(query, key, value, mask=None):
+        from attnbook.exercises import solutions
+
+        return solutions.scaled_dot_product_attention(query, key, value, mask)
+
+    scaled_dot_product_attention.__module__ = "attnbook.exercises.solutions"
+    verdict = check(SDPA, scaled_dot_product_attention)
+    assert verdict.state == FAILED and "导入了参考解答" in str(verdict), str(verdict)
+
+
 # --- bad paths and arguments: one line, status 2 --------------------------------------
 
 

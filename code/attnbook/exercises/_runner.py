@@ -64,7 +64,7 @@ def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMOR
             source = ("pickle", _pickled(answer))
         except Exception as err:  # noqa: BLE001  (locks, open files, generators ...)
             problem = say.not_picklable(err)
-    allow_solutions = getattr(answer, "__module__", None) == SOLUTIONS
+    allow_solutions = _is_a_solution(answer)
     return _check(exercise, source, problem, allow_solutions, time_limit, seed, memory_limit, prewarm=True)
 
 
@@ -101,6 +101,13 @@ def check_file(exercise_id, path, name, *, time_limit=20.0, memory_limit=MEMORY_
     allow = os.path.realpath(path) == os.path.realpath(os.path.join(os.path.dirname(__file__), "solutions.py"))
     return _check(exercise, ("file", os.path.abspath(path), name), "", allow, time_limit, None, memory_limit,
                   prewarm=False)
+
+
+def _is_a_solution(answer):
+    """Whether ``answer`` is itself an object of the solutions module (not merely named so)."""
+    module = sys.modules.get(SOLUTIONS)
+    name = getattr(answer, "__qualname__", None)
+    return module is not None and isinstance(name, str) and getattr(module, name, None) is answer
 
 
 def _check_limit(value, name):
