@@ -321,3 +321,43 @@ def test_every_verdict_but_holds_is_on_the_errata_page():
     listed = {a["href"].split("#")[-1] for a in soup("book/errata").select("ul.claims-errata a[href]")
               if "claims.html#" in a["href"]}
     assert not_holding and listed == not_holding
+
+
+# --- the environment collectors (parallel reads merge what each page holds) -------------------
+
+
+def page_with_a_claim_cell(docname="p"):
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    doctree = new_document(docname)
+    cell = nodes.container(nb_element="cell_code", cell_metadata={"tags": ["editorial", "claim-a", "claim-a"]})
+    doctree += cell
+    return doctree, cell
+
+
+def test_the_collector_reads_tagged_cells_and_the_values_glued_on_the_page(tmp_path):
+    (tmp_path / "ch").mkdir()
+    (tmp_path / "ch" / "p.glue.json").write_text(json.dumps({
+        "slope": {"data": {claims_ext.VALUE_MIME: {"value": 0.5}}},
+        "stale": {"data": {claims_ext.VALUE_MIME: {"value": 1}}}}), encoding="utf-8")
+    env = _Env(docname="ch/p", nb_metadata={"ch/p": {"glue": ["slope"]}},
+               mystnb_config=SimpleNamespace(output_folder=str(tmp_path)))
+    doctree, cell = page_with_a_claim_cell()
+    collector = claims_ext.ClaimsCollector()
+    collector.process_doc(SimpleNamespace(env=env), doctree)
+    assert env.claim_cells == {"ch/p": [("a", "claim-a"), ("a", "claim-a-2")]}
+    assert cell["ids"] == ["claim-a", "claim-a-2"]
+    assert env.claim_values == {"ch/p": {"slope": 0.5}}   # only what this read glued
+    collector.clear_doc(None, env, "ch/p")
+    assert env.claim_cells == {} and env.claim_values == {}
+
+
+def test_the_collectors_merge_what_parallel_readers_collected():
+    editorial_ext = load_extension("editorial")
+    for collector, stores in [(claims_ext.ClaimsCollector(), claims_ext.ClaimsCollector.STORES),
+                              (editorial_ext.EditorialCollector(), editorial_ext.EditorialCollector.STORES)]:
+        main = _Env(**{store: {"kept": 1} for store in stores})
+        worker = _Env(**{store: {"read": 2, "other": 3} for store in stores})
+        collector.merge_other(None, main, {"read"}, worker)
+        assert all(getattr(main, store) == {"kept": 1, "read": 2} for store in stores)

@@ -427,7 +427,7 @@ class ClaimsLedgerDirective(SphinxDirective):
         table = nodes.table(classes=["claims-ledger", "colwidths-given"])
         group = nodes.tgroup(cols=5)
         table += group
-        for width in (5, 33, 22, 22, 18):
+        for width in (6, 30, 24, 22, 18):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "本次构建的数值", "判定", "依据")])
