@@ -266,7 +266,8 @@ def test_the_build_turns_every_undecidable_check_into_a_warning(tmp_path, monkey
     monkeypatch.setattr(claims_ext.logger, "warning", lambda message, **kw: warnings.append(message))
     env = _Env(srcdir=str(tmp_path), claim_cells={}, claim_pages={},
                claim_values={"p1": {"twice": 1}, "p2": {"twice": 2}})
-    app = SimpleNamespace(env=env, config=SimpleNamespace(claims_file="claims.yml", claims_tests="tests"))
+    app = SimpleNamespace(env=env, config=SimpleNamespace(claims_file="claims.yml", claims_tests="tests",
+                                                          claims_run_tests=False))
     claims_ext._check_consistency(app, env)
     assert any("'missing', a value no cell recorded" in w for w in warnings), warnings
     assert any("'twice' is glued on both p1 and p2" in w for w in warnings), warnings
@@ -361,3 +362,51 @@ def test_the_collectors_merge_what_parallel_readers_collected():
         worker = _Env(**{store: {"read": 2, "other": 3} for store in stores})
         collector.merge_other(None, main, {"read"}, worker)
         assert all(getattr(main, store) == {"kept": 1, "read": 2} for store in stores)
+
+
+# --- the marked tests decide too: they run on the build ------------------------------------
+
+JUNIT = """<?xml version="1.0"?><testsuites><testsuite>
+<testcase classname="tests.test_a" name="test_ok[1]"/>
+<testcase classname="tests.test_a" name="test_ok[2]"><failure message="no"/></testcase>
+<testcase classname="tests.test_b.TestGroup" name="test_fine"/>
+<testcase classname="tests.test_b" name="test_skipped"><skipped message="later"/></testcase>
+</testsuite></testsuites>"""
+
+
+def test_a_junit_report_gives_each_test_its_worst_outcome():
+    assert claims_ext.parse_junit(JUNIT) == {"tests/test_a.py::test_ok": "failed",
+                                             "tests/test_b.py::test_fine": "passed",
+                                             "tests/test_b.py::test_skipped": "skipped"}
+
+
+def test_a_failing_test_makes_its_claim_fail_and_is_an_error():
+    values = {"score_pairs_n1000": 1_000_000}
+    passed = {"million-pairs": [("tests/test_cost.py::test_x", "passed")]}
+    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, passed)
+    assert (verdicts["million-pairs"].kind, verdicts["million-pairs"].tests, errors) == ("holds", "passed", [])
+    failed = {"million-pairs": [("tests/test_cost.py::test_x", "failed")]}
+    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, failed)
+    assert verdicts["million-pairs"].kind == "fails" and "test_x" in verdicts["million-pairs"].reason
+    assert errors and "did not pass on this build" in errors[0]
+
+
+def test_the_marked_tests_run_once_per_change(tmp_path, monkeypatch):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "def test_good():\n    assert 1 + 1 == 2\n\n\ndef test_bad():\n    assert 1 + 1 == 3\n", encoding="utf-8")
+    ids = ["tests/test_t.py::test_good", "tests/test_t.py::test_bad"]
+    results = claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+    assert results == {ids[0]: "passed", ids[1]: "failed"}
+    monkeypatch.setattr(claims_ext.subprocess, "run", lambda *a, **k: pytest.fail("ran again"))
+    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results") == results
+    (tmp_path / "tests" / "test_t.py").write_text("def test_good():\n    pass\n", encoding="utf-8")
+    with pytest.raises(pytest.fail.Exception, match="ran again"):
+        claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+
+
+def test_a_test_that_cannot_run_counts_as_failed(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text("def test_good(:\n    pass\n", encoding="utf-8")
+    ids = ["tests/test_t.py::test_good"]
+    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "r") == {ids[0]: "failed"}

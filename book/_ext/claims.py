@@ -13,9 +13,11 @@ that file and implemented below):
 
 The verdict never comes from a tag. What else backs a claim is listed beside it: the
 code cells tagged ``claim-<id>`` (they get the HTML id ``claim-<id>``), the tests marked
-``@pytest.mark.claim("<id>")`` (run by ``make test``, not by the build, so they do not
-decide the row), and the editor's notes marked ``:correction: <id>`` or
-``:qualifies: <id>`` (editorial.py).
+``@pytest.mark.claim("<id>")``, and the editor's notes marked ``:correction: <id>`` or
+``:qualifies: <id>`` (editorial.py). The marked tests run during the build, once per
+change of the code and tests (their results are kept in ``_build/.claims-tests``): a
+claim whose test fails on this build is 不成立 whatever its check says, and the build
+fails.
 
 The build fails (a warning under ``-W``) when a check names a value no cell recorded,
 when a recorded value it uses is NaN, when it does not evaluate to true or false, when a
@@ -26,10 +28,15 @@ verdict is not 成立, for the 编者注与勘误 page. tests/test_claims.py tes
 """
 
 import ast
+import hashlib
 import json
 import math
 import re
 import string
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -163,6 +170,7 @@ class Verdict:
     reason: str
     values: str = ""
     names: list = field(default_factory=list)
+    tests: str = ""  # "passed" or "failed" when marked tests back the claim, else ""
 
     @property
     def label(self):
@@ -235,16 +243,94 @@ def evaluate(claim, recorded):
     return Verdict(kind, fill(reason, scope).strip(), fill(shown, scope).strip(), names)
 
 
-def evaluate_all(claims, recorded):
-    """``({claim id: Verdict or None}, [error messages])`` for every claim."""
+def evaluate_all(claims, recorded, tests=None):
+    """``({claim id: Verdict or None}, [error messages])`` for every claim.
+
+    ``tests`` maps a claim id to ``[(test, outcome)]`` of the marked tests run on this
+    build: a failed (or missing) test makes the claim 不成立 and is an error."""
     verdicts, errors = {}, []
     for claim in claims:
         try:
-            verdicts[claim["id"]] = evaluate(claim, recorded)
+            verdict = evaluate(claim, recorded)
         except CheckError as error:
             verdicts[claim["id"]] = None
             errors.append(str(error))
+            continue
+        outcomes = (tests or {}).get(claim["id"], [])
+        failed = [test for test, outcome in outcomes if outcome != "passed"]
+        if failed:
+            errors.append(f"claim {claim['id']!r}: the test {failed[0]} did not pass on this build")
+            verdict = Verdict("fails", f"测试 {'、'.join(failed)} 在本次构建中没有通过。", verdict.values,
+                              verdict.names, "failed")
+        elif outcomes:
+            verdict.tests = "passed"
+        verdicts[claim["id"]] = verdict
     return verdicts, errors
+
+
+# --- the marked tests, run once per change of what they test -----------------------------
+
+_SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}
+TEST_INPUTS = ("code", "requirements.txt")  # besides the tests folder
+KEEP_RESULTS = 3
+
+
+def tests_key(root, tests_dir, node_ids):
+    """A short hash of the test ids, the tests, the package and the Python version."""
+    digest = hashlib.sha256(f"{sys.version}|{sorted(node_ids)}".encode())
+    root = Path(root)
+    paths = [root / name for name in TEST_INPUTS] + [Path(tests_dir)]
+    for path in paths:
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            parts = set(file.relative_to(root).parts)
+            if not parts & _SKIP_PARTS and not any(p.endswith(".egg-info") for p in parts):
+                digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def parse_junit(text):
+    """``{"tests/test_x.py::test_name": outcome}`` from a pytest JUnit XML report; a test
+    run with several parameters takes its worst outcome (failed, skipped, passed)."""
+    rank = {"passed": 0, "skipped": 1, "failed": 2}
+    found = {}
+    for case in ElementTree.fromstring(text).iter("testcase"):
+        module = next((part for part in case.get("classname", "").split(".") if part.startswith("test_")), None)
+        if module is None:
+            continue
+        test = f"tests/{module}.py::{case.get('name', '').split('[')[0]}"
+        outcome = "passed"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        elif case.find("skipped") is not None:
+            outcome = "skipped"
+        if rank[outcome] >= rank[found.get(test, "passed")]:
+            found[test] = outcome
+    return found
+
+
+def run_marked_tests(root, tests_dir, node_ids, results_dir):
+    """``{node id: outcome}`` for ``node_ids`` ("tests/test_x.py::test_y"), run with pytest
+    in a subprocess, or read from ``results_dir`` when nothing they depend on changed. A
+    test that did not run at all (a collection error) counts as failed."""
+    if not node_ids:
+        return {}
+    results_dir = Path(results_dir)
+    cached = results_dir / f"{tests_key(root, tests_dir, node_ids)}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        subprocess.run([sys.executable, "-m", "pytest", *sorted(node_ids), "-q", "-p", "no:cacheprovider",
+                        "-p", "no:xdist", f"--junitxml={report}"],
+                       cwd=root, capture_output=True, text=True, timeout=1800)
+        found = parse_junit(report.read_text(encoding="utf-8")) if report.is_file() else {}
+    results = {node: found.get(node, "failed") for node in node_ids}
+    results_dir.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    for old in sorted(results_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_RESULTS:]:
+        old.unlink(missing_ok=True)
+    return results
 
 
 # --- what backs a claim besides its check ----------------------------------------------
@@ -403,7 +489,7 @@ def _check_consistency(app, env):
         return
     claims = load_claims(path)
     values, errors = recorded_values(env)
-    verdicts, check_errors = evaluate_all(claims, values)
+    verdicts, check_errors = evaluate_all(claims, values, _test_outcomes(app))
     # plain dicts: the environment is pickled between builds
     env.claim_verdicts = {k: (None if v is None else asdict(v)) for k, v in verdicts.items()}
     for message in errors + check_errors:
@@ -412,6 +498,21 @@ def _check_consistency(app, env):
     for claim_id in sorted(set(backings(app)) - known):
         logger.warning(f"claims ledger: {claim_id!r} is named by a test, cell tag or editor's note "
                        f"but is not in {app.config.claims_file}", type="claims")
+
+
+def _test_outcomes(app):
+    """``{claim id: [(node id, outcome)]}`` for the marked tests, run on this build."""
+    if not app.config.claims_run_tests:
+        return {}
+    tests_dir = Path(app.env.srcdir) / app.config.claims_tests
+    marked = {claim_id: [f"{file}::{name}" for file, name, _ in found]
+              for claim_id, found in test_backings(tests_dir).items()}
+    node_ids = sorted({node for nodes_ in marked.values() for node in nodes_})
+    if not node_ids:
+        return {}
+    logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
+    results = run_marked_tests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
+    return {claim_id: [(node, results[node]) for node in nodes_] for claim_id, nodes_ in marked.items()}
 
 
 # --- the ledger -----------------------------------------------------------------------
@@ -524,7 +625,7 @@ def _fill(app, doctree, fromdocname):
         elif slot["part"] == "verdict":
             slot.replace_self(_verdict_box(verdict))
         else:
-            slot.replace_self(_links(app, fromdocname, backing))
+            slot.replace_self(_links(app, fromdocname, backing, verdict.tests if verdict else ""))
     for placeholder in lists:
         placeholder.replace_self(_errata(app, fromdocname, verdicts, found))
 
@@ -574,7 +675,7 @@ def _ledger_doc(env):
     return next((doc for doc, kind in sorted(env.claim_pages.items()) if kind == "ledger"), None)
 
 
-def _links(app, fromdocname, backing):
+def _links(app, fromdocname, backing, verdict_tests=""):
     box = nodes.inline()
     items = []
     for docname, note in backing.get("note", []):
@@ -585,7 +686,8 @@ def _links(app, fromdocname, backing):
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
     tests = backing.get("test", [])
     if tests:
-        items.append(nodes.Text("另有测试（不参与判定）："))
+        outcome = {"passed": "本次构建通过", "failed": "本次构建未通过"}.get(verdict_tests, "本次构建未运行")
+        items.append(nodes.Text(f"测试（{outcome}）："))
     for file, name, line in tests:
         label = nodes.literal(text=f"{file}::{name}")
         if repo:
@@ -617,6 +719,7 @@ def _ref(app, fromdocname, docname, anchor, text):
 def setup(app):
     app.add_config_value("claims_file", "book/claims.yml", "env", types=[str])
     app.add_config_value("claims_tests", "tests", "env", types=[str])
+    app.add_config_value("claims_run_tests", True, "env", types=[bool])
     app.add_directive("claims-ledger", ClaimsLedgerDirective)
     app.add_directive("claims-errata", ClaimsErrataDirective)
     app.add_node(ledger_slot)
