@@ -323,6 +323,16 @@ def test_heatmap_tap_on_a_phone(server, watch):
     assert box.evaluate(TIP_JS) is None, "tapping elsewhere should close the tooltip"
 
 
+def aligned_difference(a, b, shift):
+    """Mean absolute difference of two photographs, ``b`` moved down by ``shift`` rows,
+    over the rows and columns they share."""
+    if shift < 0:
+        a, b, shift = b, a, -shift
+    rows = min(a.shape[0] - shift, b.shape[0])
+    cols = min(a.shape[1], b.shape[1])
+    return float(np.abs(a[shift:shift + rows, :cols] - b[:rows, :cols]).mean())
+
+
 def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, browser):
     """The interaction adds nothing to the figure: without JavaScript it looks the same,
     and printing leaves out the cursor and the tooltip."""
@@ -341,8 +351,12 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
     off = watch(viewport=DESKTOP, color_scheme="light", java_script_enabled=False)
     off.open(server.url + f"{SECTION}.html")
     without_js = photograph(off.page.locator("#fig-walkthrough-weights .attnbook-fig"))
-    assert without_js.shape == with_js.shape
-    assert np.abs(without_js - with_js).mean() < 1, "the figure looks different without JavaScript"
+    # An element at a fractional offset is photographed one pixel taller or shorter: the
+    # two pages place the figure at different offsets (the switch, the buttons), so a
+    # pixel of difference in size is rounding, and the common part is compared.
+    assert np.abs(np.subtract(without_js.shape, with_js.shape)).max() <= 1, (without_js.shape, with_js.shape)
+    difference = min(aligned_difference(without_js, with_js, shift) for shift in (-1, 0, 1))
+    assert difference < 1, f"the figure looks different without JavaScript (mean difference {difference:.2f})"
 
 
 # --- screenshots of the section page for a person to look at -----------------------------
