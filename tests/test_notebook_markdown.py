@@ -183,7 +183,7 @@ def test_shown_code_is_a_fenced_block_and_exercise_code_a_cell(tmp_path):
             del sys.modules[name]
 
 
-def test_solution_markers_become_a_bold_line():
+def test_solutions_are_folded_as_on_the_page():
     text = only_markdown("""
         ```{solution-start} ex-one
         :class: dropdown
@@ -193,8 +193,22 @@ def test_solution_markers_become_a_bold_line():
 
         ```{solution-end}
         ```
+
+        之后。
         """)
-    assert text == "**解答：练习 4.5.1（第一题）**\n\n答案。"
+    assert text == "<details>\n<summary>解答：练习 4.5.1（第一题）</summary>\n\n答案。\n\n</details>\n\n之后。"
+
+
+def test_a_check_cell_inside_a_solution_splits_the_fold():
+    cells = [nbformat.v4.new_markdown_cell("```{solution-start} ex-one\n```\n\n答案。", id="m1"),
+             nbformat.v4.new_code_cell("check()", id="c1"),
+             nbformat.v4.new_markdown_cell("还有。\n\n```{solution-end}\n```\n\n下一题。", id="m2"),
+             nbformat.v4.new_markdown_cell("再下一题。", id="m3")]
+    notebook = markdown.standalone(nbformat.v4.new_notebook(cells=cells), FakePage())
+    assert [cell.source for cell in notebook.cells] == [
+        "<details>\n<summary>解答：练习 4.5.1（第一题）</summary>\n\n答案。\n\n</details>", "check()",
+        "<details>\n<summary>解答：练习 4.5.1（第一题）（续）</summary>\n\n还有。\n\n</details>\n\n下一题。",
+        "再下一题。"]
 
 
 def test_unknown_directives_keep_only_their_content():

@@ -9,8 +9,9 @@ in the repository. :func:`standalone` rewrites every markdown cell of a notebook
   module's imports, made absolute, go in front of a ``:pyobject:``); anywhere else the
   code is only shown, as a fenced block.
 * ``{editorial}`` and ``{editorial-page}`` become a quoted block headed 编者;
-  admonitions a quoted block with their title; ``{exercise}`` a heading with its number,
-  ``{solution-start}`` a bold 解答 line; any other directive its content.
+  admonitions a quoted block with their title; ``{exercise}`` a heading with its number;
+  a solution is folded in ``<details>`` as the page folds it; any other directive
+  becomes its content.
 * Roles become text: cross-references and citations as the page shows them, linked to
   the published site; ``{glue:text}`` the value glued in this build; ``{math}`` ``$…$``.
   Relative links to other pages point to the site; ``(label)=`` lines and ``%`` comments
@@ -85,9 +86,18 @@ class Code:
 
 
 @dataclass
+class Fold:
+    """Where a solution begins (its title) or ends (None): folded as on the page."""
+
+    title: object = None
+
+
+@dataclass
 class _Context:
     page: Page
     in_exercise: bool = False
+    fold: object = None  # the title of the solution being folded, across cells
+    reopen: bool = False  # the fold was closed at a code cell and goes on after it
 
 
 class _Glued:
@@ -120,7 +130,7 @@ def standalone(notebook, page):
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
-        for i, part in enumerate(_cells(render(cell.source, context))):
+        for i, part in enumerate(_cells(render(cell.source, context), context)):
             new = copy.deepcopy(cell) if isinstance(part, str) else nbformat.v4.new_code_cell(part.source)
             if isinstance(part, str):
                 new.source = part
@@ -131,20 +141,39 @@ def standalone(notebook, page):
     return result
 
 
-def _cells(parts):
-    """Consecutive Markdown parts (blocks) joined into one cell; each code part its own."""
+def _cells(parts, context):
+    """Consecutive Markdown parts (blocks) joined into one cell; each code part its own.
+
+    A solution goes in ``<details>``, as the page folds it; a code cell inside it (its
+    check) closes the fold, and the text after the cell opens a new one.
+    """
     cells, text = [], []
-    for part in parts + [None]:
-        if isinstance(part, str):
-            if part.strip():
-                text.append(part.strip("\n"))
-            continue
-        joined = "\n\n".join(text)
-        if joined.strip():
-            cells.append(joined)
-        text = []
-        if part is not None:
+
+    def close_cell():
+        if context.fold is not None and text:
+            text.append("</details>")
+            context.reopen = True
+        if "".join(text).strip():
+            cells.append("\n\n".join(text))
+        text.clear()
+
+    for part in parts:
+        if isinstance(part, Fold) and part.title is not None:
+            text.append(f"<details>\n<summary>{part.title}</summary>")
+            context.fold, context.reopen = part.title, False
+        elif isinstance(part, Fold):
+            if context.fold is not None and not context.reopen:
+                text.append("</details>")
+            context.fold, context.reopen = None, False
+        elif isinstance(part, str) and part.strip():
+            if context.fold is not None and context.reopen:
+                text.append(f"<details>\n<summary>{context.fold}（续）</summary>")
+                context.reopen = False
+            text.append(part.strip("\n"))
+        elif isinstance(part, Code):
+            close_cell()
             cells.append(part)
+    close_cell()
     return cells
 
 
@@ -249,8 +278,10 @@ def _directive(name, arg, body, context):
         return [f"### {title}"] + inner
     if name in ("solution-start", "solution"):
         title = page.exercise_title(arg)
-        return [f"**解答：{title}**" if title else "**解答**"] + inner
-    if name in ("solution-end", "exercise-end", "bibliography", "toctree", "tableofcontents"):
+        return [Fold(f"解答：{title}" if title else "解答")] + inner + ([Fold()] if name == "solution" else [])
+    if name == "solution-end":
+        return [Fold()]
+    if name in ("exercise-end", "bibliography", "toctree", "tableofcontents"):
         return []
     if name in ("figure", "image"):
         url = page.link(arg) or arg
