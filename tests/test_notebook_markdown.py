@@ -183,6 +183,13 @@ def test_shown_code_is_a_fenced_block_and_exercise_code_a_cell(tmp_path):
             del sys.modules[name]
 
 
+def test_runnable_class_makes_a_code_cell_outside_an_exercise(tmp_path):
+    (tmp_path / "start.py").write_text("import math\n\nVALUE = math.floor(2.5)\n")
+    notebook = convert("```{literalinclude} start.py\n:class: runnable\n```", FakePage(tmp_path))
+    (cell,) = notebook.cells
+    assert cell.cell_type == "code" and cell.source.endswith("import math\n\nVALUE = math.floor(2.5)\n")
+
+
 def test_solutions_are_folded_as_on_the_page():
     text = only_markdown("""
         ```{solution-start} ex-one

@@ -4,10 +4,10 @@ Jupyter and Colab know CommonMark, not MyST: a directive fence, a role or a ``(l
 target shows up there as raw text, and a ``literalinclude`` names a file that exists only
 in the repository. :func:`standalone` rewrites every markdown cell of a notebook:
 
-* ``literalinclude`` becomes the code it includes. Inside an ``{exercise}`` it is the
-  code the reader starts from, so it becomes a code cell that runs on its own (the
-  module's imports, made absolute, go in front of a ``:pyobject:``); anywhere else the
-  code is only shown, as a fenced block.
+* ``literalinclude`` becomes the code it includes. Inside an ``{exercise}`` (or with
+  ``:class: runnable``) it is code the reader runs, the exercise's starting point, so
+  it becomes a code cell that runs on its own (the module's imports, made absolute, go
+  in front of a ``:pyobject:``); anywhere else the code is only shown, as a fenced block.
 * ``{editorial}`` and ``{editorial-page}`` become a quoted block headed 编者;
   admonitions a quoted block with their title; ``{exercise}`` a heading with its number;
   a solution is folded in ``<details>`` as the page folds it; any other directive
@@ -292,7 +292,8 @@ def _directive(name, arg, body, context):
 def _literalinclude(arg, options, context):
     included = context.page.include(arg, options)
     text = included.text if included.text.endswith("\n") else included.text + "\n"
-    if context.in_exercise and included.language in ("python", "python3", "ipython3", "py"):
+    runnable_here = context.in_exercise or "runnable" in str(options.get("class", "")).split()
+    if runnable_here and included.language in ("python", "python3", "ipython3", "py"):
         return Code(runnable(included.path, text, included.whole_file))
     caption = options.get("caption")
     fenced = _fenced(text, "udiff" if "diff" in options else included.language)
