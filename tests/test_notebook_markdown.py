@@ -257,3 +257,11 @@ def test_the_notebook_given_is_left_unchanged():
 @pytest.mark.parametrize("source", ["```{note}\n没有结尾", "::::{note}\n:::\n"])
 def test_an_unclosed_fence_runs_to_the_end_of_the_cell(source):
     assert only_markdown(source).startswith("> **注**")
+
+
+def test_editorial_code_cells_say_so_in_their_first_line():
+    cells = [nbformat.v4.new_code_cell("x = 1", id="c1", metadata={"tags": ["editorial", "claim-x"]}),
+             nbformat.v4.new_code_cell("%%time\nx = 1", id="c2", metadata={"tags": ["editorial"]}),
+             nbformat.v4.new_code_cell("y = 2", id="c3")]
+    notebook = markdown.standalone(nbformat.v4.new_notebook(cells=cells), FakePage())
+    assert [cell.source for cell in notebook.cells] == ["# 编者的单元，不是原稿的一部分\nx = 1", "%%time\nx = 1", "y = 2"]

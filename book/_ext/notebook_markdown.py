@@ -16,6 +16,7 @@ in the repository. :func:`standalone` rewrites every markdown cell of a notebook
   the published site; ``{glue:text}`` the value glued in this build; ``{math}`` ``$…$``.
   Relative links to other pages point to the site; ``(label)=`` lines and ``%`` comments
   go away.
+* A code cell tagged ``editorial`` begins with the comment ``# 编者的单元…``.
 
 What needs the build (resolving a reference, reading an included file, a glued value, an
 exercise's number) is asked of a ``page`` object (see :class:`Page`), so the text
@@ -127,6 +128,9 @@ def standalone(notebook, page):
     result = copy.deepcopy(notebook)
     cells, context = [], _Context(_Glued(page, take_glue(result)))
     for cell in result.cells:
+        if cell.cell_type == "code":
+            cells.append(_label_editorial(cell))
+            continue
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
@@ -139,6 +143,14 @@ def standalone(notebook, page):
             cells.append(new)
     result.cells = cells
     return result
+
+
+def _label_editorial(cell):
+    """An ``editorial``-tagged code cell says so in its first line, as the page marks it."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    if "editorial" in tags and not cell.source.startswith((f"# {EDITOR}", "%%")):
+        cell.source = f"# {EDITOR}的单元，不是原稿的一部分\n" + cell.source
+    return cell
 
 
 def _cells(parts, context):
