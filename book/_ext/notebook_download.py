@@ -89,12 +89,15 @@ def _drop_merged_chunks(notebook):
     for cell in notebook.cells:
         kept, first = [], {}
         for output in cell.get("outputs", []):
-            name = output.get("name") if output.get("output_type") == "stream" else None
+            kept.append(output)
+            if output.get("output_type") != "stream":
+                continue
+            name = output.get("name")
             if name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
                 dropped += 1
+                kept.pop()
                 continue
             first.setdefault(name, output)
-            kept.append(output)
         if "outputs" in cell:
             cell.outputs = kept
     return dropped
