@@ -69,7 +69,10 @@ def safe_segment(part: str) -> bool:
 
 def inside(path: str, root: str) -> bool:
     """Whether the real ``path`` is ``root`` or below it (both already real paths)."""
-    return os.path.commonpath([path, root]) == root
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # on Windows: another drive
+        return False
 
 
 class Handler(SimpleHTTPRequestHandler):
