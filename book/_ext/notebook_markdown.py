@@ -276,6 +276,9 @@ def _directive(name, arg, body, context):
         return [_fenced("\n".join(content), arg or options.get("language", ""))]
     if name == "math":
         return ["$$\n" + "\n".join(content).strip("\n") + "\n$$"]
+    if name == "exercise":
+        title = page.exercise_title(options.get("label")) or "练习" + (f"（{_inline(arg, page)}）" if arg else "")
+        return [f"### {title}"] + render("\n".join(content), _Context(page, in_exercise=True))
     inner = render("\n".join(content), context)
     if name in EDITORIAL:
         title = _inline(arg, page)
@@ -284,10 +287,6 @@ def _directive(name, arg, body, context):
         return _quoted(inner, _inline(arg, page))
     if name in ADMONITIONS:
         return _quoted(inner, ADMONITIONS[name] + (f"：{_inline(arg, page)}" if arg else ""))
-    if name == "exercise":
-        title = page.exercise_title(options.get("label")) or "练习" + (f"（{_inline(arg, page)}）" if arg else "")
-        inner = render("\n".join(content), _Context(page, True))
-        return [f"### {title}"] + inner
     if name in ("solution-start", "solution"):
         title = page.exercise_title(arg)
         return [Fold(f"解答：{title}" if title else "解答")] + inner + ([Fold()] if name == "solution" else [])
