@@ -77,6 +77,12 @@ def test_editorial_blocks_become_quotes_headed_editor():
                     "\n\n> **编者的扩展**")
 
 
+def test_display_math_in_a_quote_is_one_line():
+    """Jupyter takes math out before it reads the Markdown: a "> " inside would stay."""
+    text = only_markdown(":::{editorial}\n公式：\n\n$$\na = b\n  + c\n$$\n:::\n\n$$\nx\n$$")
+    assert text == "> **编者**\n>\n> 公式：\n>\n> $$ a = b + c $$\n\n$$\nx\n$$"
+
+
 def test_admonitions_keep_their_title_and_lose_their_options():
     text = only_markdown("""
         :::{admonition} 本节摘要

@@ -334,7 +334,13 @@ def _quoted(parts, title):
     return [_quote(group) if isinstance(group, str) else group for group in groups]
 
 
+_DISPLAY_MATH = re.compile(r"^\$\$[ \t]*\n(.*?)\n[ \t]*\$\$[ \t]*$", re.M | re.S)
+
+
 def _quote(text):
+    """Every line of ``text`` behind "> ". Display math goes on one line first: Jupyter
+    takes the math out before it reads the Markdown, and would keep the "> " inside."""
+    text = _DISPLAY_MATH.sub(lambda m: "$$ " + " ".join(line.strip() for line in m[1].split("\n")) + " $$", text)
     return "\n".join(f"> {line}".rstrip() for line in text.strip("\n").split("\n"))
 
 
