@@ -6,7 +6,6 @@ for the command line, in a subprocess. Loopback only.
 
 import http.client
 import importlib.util
-import os
 import socket
 import statistics
 import subprocess
