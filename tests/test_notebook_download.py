@@ -7,6 +7,7 @@ once with the plain ``jupyter-book build``; the checks read the offered ``.ipynb
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,8 @@ glue("name", "键", display=False)
 
 比值 {glue:text}`ratio:.2f`，名字 {glue:text}`name`，另一页的 {glue:text}`other::answer`。见 {ref}`sec-other`、{doc}`other` 与 [另一页](other.md#sec-other)。
 
+术语 {term}`查询`，引文 {cite:p}`vaswani2017`。
+
 ````{exercise} 修好它
 :label: ex-fix
 
@@ -62,6 +65,14 @@ OTHER = HEADER + """
 from myst_nb import glue
 
 glue("answer", 42, display=False)
+```
+
+```{glossary}
+查询
+  英文 query。
+```
+
+```{bibliography}
 ```
 """
 TOC = "format: jb-book\nroot: book/index\nchapters:\n  - file: book/lesson\n  - file: book/other\n"
@@ -106,6 +117,10 @@ def test_roles_become_values_and_links_to_the_site(offered):
     assert "比值 0.12，名字 键，另一页的 42。" in text
     link = f"{SITE}book/other.html"
     assert f"[另一页]({link}#sec-other)、[另一页]({link}) 与 [另一页]({link}#sec-other)" in text
+    assert re.search(rf"术语 \[查询\]\({re.escape(link)}#term-[^)]+\)，", text), text
+    cited = re.search(rf"引文 \\\[\[([^\]]+)\]\({re.escape(link)}#[^)]+\)\\\]", text)
+    page = (offered[1] / "_build" / "html" / "book" / "lesson.html").read_text(encoding="utf-8")
+    assert cited and f">{cited[1]}</a>]" in page, text  # the citation as the page shows it
     assert not myst_left(text)
 
 
