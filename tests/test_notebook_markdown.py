@@ -41,6 +41,9 @@ class FakePage(markdown.Page):
     def link(self, target):
         return SITE + target.replace(".md", ".html")
 
+    def figure_number(self, name):
+        return {"fig-a": "图 20"}.get(name)
+
 
 def convert(source, page=None, outputs=()):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(textwrap.dedent(source), id="m1")])
@@ -271,3 +274,14 @@ def test_editorial_code_cells_say_so_in_their_first_line():
              nbformat.v4.new_code_cell("y = 2", id="c3")]
     notebook = markdown.standalone(nbformat.v4.new_notebook(cells=cells), FakePage())
     assert [cell.source for cell in notebook.cells] == ["# 编者的单元，不是原稿的一部分\nx = 1", "%%time\nx = 1", "y = 2"]
+
+
+def test_a_figure_cell_is_followed_by_its_caption_with_its_number():
+    cells = [nbformat.v4.new_code_cell("fig = plot()", id="c1",
+                                       metadata={"mystnb": {"figure": {"name": "fig-a", "caption": "信号流，见 {ref}`sec-a`"}}}),
+             nbformat.v4.new_code_cell("fig = plot()", id="c2", metadata={"mystnb": {"figure": {"caption": "无名"}}})]
+    notebook = markdown.standalone(nbformat.v4.new_notebook(cells=cells), FakePage())
+    assert [(cell.cell_type, cell.id) for cell in notebook.cells] == [
+        ("code", "c1"), ("markdown", "c1-caption"), ("code", "c2"), ("markdown", "c2-caption")]
+    assert notebook.cells[1].source == f"**图 20**　信号流，见 [SEC-A]({SITE}#sec-a)"
+    assert notebook.cells[3].source == "无名"

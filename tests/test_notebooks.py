@@ -20,7 +20,7 @@ import pytest
 
 import attnbook
 from attnbook.exercises import UNFINISHED
-from buildfiles import MEASURED, ROOT, SECTION, executed_pages, text_outputs
+from buildfiles import MEASURED, ROOT, SECTION, executed_pages, soup, text_outputs
 from notebooks import DOWNLOADS, VERSIONS_CELL_ID, cell_text, install_requirement, myst_left, run_as_reader
 
 pytestmark = [pytest.mark.book, pytest.mark.notebooks, pytest.mark.slow]
@@ -93,6 +93,16 @@ def test_editorial_blocks_are_labelled_editor_in_the_notebook():
     labelled = sum(len(re.findall(r"^> \*\*编者[^*]*\*\*$", cell.source, re.M))
                    for cell in offered.cells if cell.cell_type == "markdown")
     assert blocks >= 20 and labelled == blocks
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_each_figure_is_followed_by_its_caption_with_the_pages_number(page):
+    """myst-nb keeps a figure's caption in the cell's metadata, which Jupyter never shows."""
+    offered = nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
+    captions = [cell.source.split("**")[1] for cell in offered.cells
+                if cell.cell_type == "markdown" and cell.get("id", "").endswith("-caption")]
+    numbers = [span.get_text().strip() for span in soup(page).select("figcaption .caption-number")]
+    assert captions == numbers
 
 
 def buggy_cell():

@@ -162,6 +162,10 @@ class BuiltPage(notebook_markdown.Page):
         resolved = self._resolve("std", "numref", label, label, explicit=False)
         return (resolved.astext().strip() if resolved is not None else "") + self.exercises[label]
 
+    def figure_number(self, name):
+        resolved = self._resolve("std", "numref", name.lower(), name, explicit=False)
+        return resolved.astext().strip() if resolved is not None else None
+
     def link(self, target):
         path, _, anchor = target.partition("#")
         path = self._source_path(path)

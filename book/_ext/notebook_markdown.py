@@ -17,6 +17,8 @@ in the repository. :func:`standalone` rewrites every markdown cell of a notebook
   Relative links to other pages point to the site; ``(label)=`` lines and ``%`` comments
   go away.
 * A code cell tagged ``editorial`` begins with the comment ``# 编者的单元…``.
+* A figure's caption, kept by myst-nb in the cell's metadata, follows the cell as a
+  markdown cell with the figure's number.
 
 What needs the build (resolving a reference, reading an included file, a glued value, an
 exercise's number) is asked of a ``page`` object (see :class:`Page`), so the text
@@ -78,6 +80,10 @@ class Page:
         """The URL of a relative link ``target`` (a path in the sources), or None."""
         return None
 
+    def figure_number(self, name):
+        """'图 20' for the figure named ``name``, or None."""
+        return None
+
 
 @dataclass
 class Code:
@@ -129,7 +135,7 @@ def standalone(notebook, page):
     cells, context = [], _Context(_Glued(page, take_glue(result)))
     for cell in result.cells:
         if cell.cell_type == "code":
-            cells.append(_label_editorial(cell))
+            cells += [_label_editorial(cell)] + _caption(cell, context.page)
             continue
         if cell.cell_type != "markdown":
             cells.append(cell)
@@ -143,6 +149,19 @@ def standalone(notebook, page):
             cells.append(new)
     result.cells = cells
     return result
+
+
+def _caption(cell, page):
+    """A figure cell's caption, which myst-nb keeps in the cell's metadata, as a markdown
+    cell after it: '**图 20**　注意力打分的信号流'."""
+    figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+    if not figure.get("caption"):
+        return []
+    number = page.figure_number(figure["name"]) if figure.get("name") else None
+    text = _inline(str(figure["caption"]), page)
+    caption = nbformat.v4.new_markdown_cell(f"**{number}**　{text}" if number else text)
+    caption["id"] = f"{cell.get('id', 'cell')}-caption"[:64]
+    return [caption]
 
 
 def _label_editorial(cell):
