@@ -459,3 +459,9 @@ def _reexported(path, level, private):
     return {alias.asname or alias.name for node in tree.body
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == private
             for alias in node.names}
+
+
+def setup(app):
+    """Nothing to register: ``notebook_download`` calls :func:`standalone`. Listed among
+    the extensions like every module of book/_ext (tests/test_extensions_config.py)."""
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
