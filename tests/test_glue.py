@@ -1,12 +1,16 @@
 """attnbook.glue: named values in myst-nb's glue format, with the raw value as JSON."""
 
+import importlib
+import json
 import math
 
+import nbformat
 import numpy as np
 import pytest
 
-from attnbook import glue as glue_module
 from attnbook.glue import GLUE_PREFIX, glue
+
+glue_module = importlib.import_module("attnbook.glue")  # the module: attnbook.glue is the function
 
 
 def test_outside_ipython_it_returns_the_value_and_records_nothing(capsys):
@@ -23,7 +27,19 @@ def test_inside_a_kernel_it_writes_myst_nbs_hidden_glue_output(monkeypatch):
     assert kw["raw"] is True
     assert kw["metadata"] == {"scrapbook": {"name": "errors", "mime_prefix": GLUE_PREFIX}}
     assert bundle[GLUE_PREFIX + "text/plain"] == f"{float(np.float32(3.9e-07))!r}、nan"
-    assert bundle[GLUE_PREFIX + "application/json"] == {"value": [float(np.float32(3.9e-07)), "nan"]}
+    assert json.loads(bundle[GLUE_PREFIX + "application/json"]) == {"value": [float(np.float32(3.9e-07)), "nan"]}
+
+
+def test_the_recorded_output_is_a_valid_notebook_output(monkeypatch):
+    """nbformat takes a dict only under a key ending in json; the JSON is stored as text."""
+    shown = []
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())
+    monkeypatch.setattr("IPython.display.display", lambda bundle, **kw: shown.append((bundle, kw)))
+    glue("slope", 2.59)
+    (bundle, kw), = shown
+    output = nbformat.v4.new_output("display_data", data=bundle, metadata=kw["metadata"])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=[output])])
+    nbformat.validate(nb)
 
 
 @pytest.mark.parametrize("value, plain", [

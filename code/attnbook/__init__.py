@@ -12,6 +12,7 @@ from ._tf import tf  # noqa: F401  (import first: it silences TensorFlow's start
 from .attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from . import cost
 from .efficient import chunked_attention, elu_plus_one, linear_attention, sliding_window_attention
+from .glue import glue
 from .masks import causal_mask, combine_masks, padding_mask, padding_mask_from_tokens
 
 try:
@@ -24,12 +25,15 @@ __all__ = [
     "MiniMultiHeadAttention", "masked_softmax", "scaled_dot_product_attention",
     "padding_mask", "padding_mask_from_tokens", "causal_mask", "combine_masks",
     "chunked_attention", "linear_attention", "sliding_window_attention", "elu_plus_one",
-    "cost", "set_seed",
+    "cost", "glue", "set_seed",
 ]
 
 
 def set_seed(seed=0):
-    """固定 Python、NumPy 与 TensorFlow 的随机种子，让每次重新构建打印出相同的数字。"""
+    """固定 Python、NumPy 与 TensorFlow 的随机种子，让随机输入与初始参数每次相同。
+
+    计时、内存读数与舍入量级（约 1e-7）的浮点误差不受种子控制，会随机器与构建而变。
+    """
     import keras
 
     keras.utils.set_random_seed(seed)

@@ -1,13 +1,14 @@
 """成本账的基准测试：``python -m attnbook.bench [--out DIR] [--quick]``。
 
-三项测量，都在同一次运行里、在同一台机器上并排进行：
+四项测量，都在同一次运行里、在同一台机器上并排进行：
 
 1. ``MiniMultiHeadAttention`` 对比 ``keras.layers.MultiHeadAttention``：在
    ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
    占同一次运行里一个大 ``tf.matmul`` 的比例。
 2. 完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n`` 增长的时间与峰值内存
    （每次内存读数都在一个新进程里测）。
-3. GRU 对比注意力随 ``n`` 增长的时间（逐步的串行时步对比一次矩阵乘法）。
+3. GRU 对比注意力随 ``n`` 增长的时间（逐步的串行时步对比一次算完全部位置）。
+4. GRU 对比注意力随 ``n`` 增长的峰值内存增长（:func:`measure_sequence_memory`）。
 
 结果写入 ``DIR/results.json``，含每个目标、它的实测值与是否达标，图写入
 ``DIR/*.png``。测量函数返回普通数据，页面可以直接调用它们，再把数据交给
@@ -61,15 +62,18 @@ def random_qkv(batch, heads, n, d, seed=0):
 
 
 def run_variant(name, query, key, value):
-    """Run the compiled variant ``name`` (module-level, so ``cost.peak_memory`` can pickle it)."""
+    """运行编译好的变体 ``name``，返回它的输出 ``(batch, heads, n, d)``。
+
+    定义在模块顶层，:func:`attnbook.cost.peak_memory` 才能把它交给子进程。
+    """
     return compiled_variant(name)(query, key, value)
 
 
 def prepare_variant(name, batch, heads, n, d):
-    """Inputs of shape ``(batch, heads, n, d)`` after one small warm-up run of ``name``.
+    """先小跑一次变体 ``name`` 预热，再返回形状为 ``(batch, heads, n, d)`` 的查询、键、值。
 
-    The warm-up loads the kernels and library code that any first call would load, so
-    that a memory reading of the real call counts only what ``n`` makes it need.
+    预热把任何第一次调用都要加载的算子与库代码先加载好，这样测真正那次调用的内存时，
+    读数只包含 ``n`` 让它多用的部分。
     """
     run_variant(name, *random_qkv(1, 1, 64, d, seed=1)).numpy()
     return random_qkv(batch, heads, n, d)

@@ -2,11 +2,12 @@
 
 ``glue(name, value)`` 与 myst-nb 的 ``glue(name, value, display=False)`` 写出同样格式的
 输出（``application/papermill.record/`` 前缀的 MIME 类型，元数据里的 ``scrapbook``），
-所以页面可以用 ``{glue:text}`name:.2f``` 把这个值插进文字；同时另存一份 JSON，供构建时
+所以页面可以用 ``{glue:text}`name:.2f``` 把这个值插进文字；同时另存一份 JSON 文本，供构建时
 按名字读回原始数值。它只依赖 IPython，下载的笔记本在任何 Jupyter 里都能运行；不在
 IPython 内核里运行时什么也不做，只把值原样返回。
 """
 
+import json
 import math
 import numbers
 import re
@@ -41,8 +42,10 @@ def glue(name, value):
         return value
     from IPython.display import display
 
+    # nbformat accepts a dict only under a key that ends in "json" right after
+    # "application/" (or "+json"); under the glue prefix the JSON is stored as its text.
     bundle = {GLUE_PREFIX + "text/plain": _text(plain),
-              GLUE_PREFIX + "application/json": {"value": _json(plain)}}
+              GLUE_PREFIX + "application/json": json.dumps({"value": _json(plain)}, ensure_ascii=False)}
     display(bundle, raw=True, metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
     return value
 

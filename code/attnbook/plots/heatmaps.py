@@ -80,8 +80,8 @@ def _mark_padding(ax, length, n_q, n_k):
         ax.axvline(length - 0.5, **line)
     if length < n_q:
         ax.axhline(length - 0.5, **line)
-    ax.set_xlabel(f"{KEY_LABEL}（虚线后为补零）")
-    ax.set_ylabel(f"{QUERY_LABEL}（虚线下为补零）")
+    ax.set_xlabel(f"{KEY_LABEL}（虚线后为填充）")
+    ax.set_ylabel(f"{QUERY_LABEL}（虚线下为填充）")
 
 
 def mask_comparison(unmasked, masked, length=None):
