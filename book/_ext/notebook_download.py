@@ -74,11 +74,8 @@ def _drop_merged_chunks(notebook):
     for cell in notebook.cells:
         kept, first = [], {}
         for output in cell.get("outputs", []):
-            if output.get("output_type") != "stream":  # displays (figures, glued values) stay
-                kept.append(output)
-                continue
-            name = output.get("name")
-            if name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
+            name = output.get("name") if output.get("output_type") == "stream" else None
+            if name is not None and name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
                 dropped += 1
                 continue
             first.setdefault(name, output)

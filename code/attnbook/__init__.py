@@ -12,7 +12,6 @@ from ._tf import tf  # noqa: F401  (import first: it silences TensorFlow's start
 from .attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from . import cost
 from .efficient import chunked_attention, elu_plus_one, linear_attention, sliding_window_attention
-from .glue import glue
 from .masks import causal_mask, combine_masks, padding_mask, padding_mask_from_tokens
 
 try:
@@ -25,7 +24,7 @@ __all__ = [
     "MiniMultiHeadAttention", "masked_softmax", "scaled_dot_product_attention",
     "padding_mask", "padding_mask_from_tokens", "causal_mask", "combine_masks",
     "chunked_attention", "linear_attention", "sliding_window_attention", "elu_plus_one",
-    "cost", "glue", "set_seed",
+    "cost", "set_seed",
 ]
 
 

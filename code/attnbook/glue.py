@@ -2,17 +2,19 @@
 
 ``glue(name, value)`` 与 myst-nb 的 ``glue(name, value, display=False)`` 写出同样格式的
 输出（``application/papermill.record/`` 前缀的 MIME 类型，元数据里的 ``scrapbook``），
-所以页面可以用 ``{glue:text}`name:.2f``` 把这个值插进文字；同时另存一份 JSON 文本，供构建时
+所以页面可以用 ``{glue:text}`name:.2f``` 把这个值插进文字；同时另存一份 JSON，供构建时
 按名字读回原始数值。它只依赖 IPython，下载的笔记本在任何 Jupyter 里都能运行；不在
 IPython 内核里运行时什么也不做，只把值原样返回。
 """
 
-import json
 import math
 import numbers
 import re
 
 GLUE_PREFIX = "application/papermill.record/"
+#: 原始值的 MIME 类型。名字以 ``+json`` 结尾：笔记本格式只允许这样的类型存放 JSON 对象
+#: （``application/papermill.record/application/json`` 会让笔记本校验失败）。
+VALUE_MIME = "application/vnd.attnbook.value+json"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -42,10 +44,8 @@ def glue(name, value):
         return value
     from IPython.display import display
 
-    # nbformat accepts a dict only under a key that ends in "json" right after
-    # "application/" (or "+json"); under the glue prefix the JSON is stored as its text.
     bundle = {GLUE_PREFIX + "text/plain": _text(plain),
-              GLUE_PREFIX + "application/json": json.dumps({"value": _json(plain)}, ensure_ascii=False)}
+              GLUE_PREFIX + VALUE_MIME: {"value": _json(plain)}}
     display(bundle, raw=True, metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
     return value
 
