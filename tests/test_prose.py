@@ -178,6 +178,18 @@ def test_the_pages_glue_values_into_their_prose():
 
 
 @pytest.mark.book
+@pytest.mark.parametrize("page", executed_pages())
+def test_no_cell_shows_a_glued_value_as_its_result(page):
+    """A cell that ends with ``glue(...)`` would print the value again as its result."""
+    nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    shown = [cell.source.strip().splitlines()[-1] for cell in nb.cells
+             if cell.cell_type == "code" and cell.source.strip()
+             and cell.source.strip().splitlines()[-1].lstrip().startswith("glue(")
+             and any(o.get("output_type") == "execute_result" for o in cell.get("outputs", []))]
+    assert not shown, f"{page}: {shown}"
+
+
+@pytest.mark.book
 @pytest.mark.parametrize("page", [SECTION, *EDITOR_PAGES])
 def test_alt_texts_state_no_measured_value(page):
     """Alt text cannot hold a glued value, so it only points at the output."""
