@@ -167,6 +167,17 @@ def test_terms_follow_the_glossary(page):
         assert not used, f"{page} writes {used}, which the glossary rules out"
 
 
+@pytest.mark.parametrize("page", executed_pages())
+def test_printed_outputs_follow_the_glossary(page):
+    """What the cells print is held to the same terms as the prose (tests/test_prose.py and
+    tests/test_plots.py check the editor's other words and the figures' text)."""
+    nb = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    printed = " ".join(o.get("text") or o.get("data", {}).get("text/plain", "")
+                       for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", []))
+    used = [term for term in forbidden_terms() if term in printed]
+    assert not used, f"{page} prints {used}, which the glossary rules out"
+
+
 @pytest.mark.parametrize("page", html_pages())
 def test_no_half_width_punctuation_next_to_chinese(page):
     main = soup(page).select_one("article")
