@@ -67,9 +67,10 @@ def _score_shape(query, key):
 def _attend(query, key, value, mask=None):
     """正文的四步，不做检查：调用者须已检查过输入与掩码。
 
-    形状同 :func:`scaled_dot_product_attention`：``query`` ``(..., n_q, d_k)``，
-    ``key`` ``(..., n_k, d_k)``，``value`` ``(..., n_k, d_v)``，``mask`` 是
-    可广播到 ``(..., n_q, n_k)`` 的布尔张量或 None。返回 ``(output, weights)``。
+    ``query`` ``(..., n_q, d_k)``，``key`` ``(..., n_k, d_k)``，
+    ``value`` ``(..., n_k, d_v)``；``mask`` 是可广播到
+    ``(..., n_q, n_k)`` 的布尔张量或 None。返回 ``(output, weights)``，
+    形状同 :func:`scaled_dot_product_attention`。
     """
     d_k = tf.cast(tf.shape(query)[-1], query.dtype)
     # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。先缩放 Q，
