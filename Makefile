@@ -4,7 +4,7 @@
 # make test:  every test: make wheel-test, then the built book, the browser and the PDF.
 # make wheel-test: build the wheel and sdist, install the wheel in a clean venv outside
 #             the checkout, and run there the package's unit tests and every notebook
-#             the site offers for download.
+#             the site offers for download (whose markdown must need no MyST).
 # make fresh: throw the execution cache away and build again, executing every page.
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 # make pdf:   print the built book (no page runs again) into _build/pdf/attention-book.pdf.

@@ -28,6 +28,21 @@ def install_requirement(extra):
     return f'"attnbook{extra} @ git+{url}.git#subdirectory=code"'
 
 
+# MyST that Jupyter and Colab show as raw text, or that names a file of the repository.
+MYST = {
+    "directive": re.compile(r"^ {0,3}(`{3,}|:{3,}|~{3,})\s*\{[^}]*\}.*$", re.M),
+    "role": re.compile(r"\{[A-Za-z][\w:.+-]*\}`[^`]*`"),
+    "target": re.compile(r"^\s*\([^()\s]+\)=\s*$", re.M),
+    "relative link": re.compile(r"\]\((?![A-Za-z][\w+.-]*:|#)[^)]*\)"),
+    "repository path": re.compile(r"\.\./code/|code/attnbook/"),
+}
+
+
+def myst_left(markdown):
+    """(kind, text) of every piece of MyST in a markdown cell's source that needs the repository."""
+    return [(kind, match.group(0)) for kind, pattern in MYST.items() for match in pattern.finditer(markdown)]
+
+
 def cell_text(cell):
     """A code cell's stream and text/plain outputs, joined."""
     return "".join(o.get("text") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", []))

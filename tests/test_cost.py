@@ -176,7 +176,7 @@ def test_rnn_vs_attention_figure():
 def test_variant_costs_figure_draws_time_and_memory_on_log_axes():
     fig = variant_costs(_fake_variants())
     time_ax, mem_ax = fig.axes
-    assert time_ax.get_ylabel() == "前向时间（毫秒）" and mem_ax.get_ylabel() == "峰值内存（MiB）"
+    assert time_ax.get_ylabel() == "前向时间（毫秒）" and mem_ax.get_ylabel() == "峰值内存增长（MiB）"
     assert {ax.get_xscale() for ax in fig.axes} == {"log"} and {ax.get_yscale() for ax in fig.axes} == {"log"}
     lines = time_ax.get_lines()
     assert [line.get_label() for line in lines] == [VARIANT_STYLE[k][0] for k in VARIANT_STYLE]

@@ -8,6 +8,7 @@ buildfiles.py says which outputs a rerun must reproduce).
 """
 
 import importlib.metadata
+import inspect
 import re
 import shutil
 import subprocess
@@ -19,13 +20,14 @@ import pytest
 
 import attnbook
 from attnbook.exercises import UNFINISHED
-from buildfiles import MEASURED, ROOT, executed_pages, text_outputs
-from notebooks import DOWNLOADS, VERSIONS_CELL_ID, cell_text, install_requirement, run_as_reader
+from buildfiles import MEASURED, ROOT, SECTION, executed_pages, soup, text_outputs
+from notebooks import DOWNLOADS, VERSIONS_CELL_ID, cell_text, install_requirement, myst_left, run_as_reader
 
 pytestmark = [pytest.mark.book, pytest.mark.notebooks, pytest.mark.slow]
 
 LABEL = "本次构建实测"  # what every line a measured cell prints says
 STARTER = "book/ch04/exercises-starter"
+EXERCISES = "book/ch04/exercises"
 
 
 def test_the_site_offers_every_executed_page_and_nothing_else():
@@ -61,6 +63,68 @@ def test_downloaded_notebook_runs_in_a_fresh_kernel_outside_the_checkout(page, t
     assert len(ours) == len(theirs)
     for i, (rerun, site) in enumerate(zip(ours, theirs)):
         assert "".join(rerun) == "".join(site), f"{page}: code cell {i} printed other text than the site shows"
+
+
+# --- markdown that stands alone ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_downloaded_markdown_carries_no_myst_that_needs_the_repository(page):
+    """Jupyter and Colab show a directive fence or a role as raw text, and a
+    literalinclude names a file that only the repository has."""
+    offered = nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
+    left = [(i, found) for i, cell in enumerate(offered.cells) if cell.cell_type == "markdown"
+            for found in myst_left(cell.source)]
+    assert not left, f"{page}: {left[:5]}"
+    assert not [o for cell in offered.cells for o in cell.get("outputs", [])
+                if any(key.startswith("application/papermill.record/") for key in o.get("data", {}))]
+
+
+def test_notebook_myst_check_can_fail():
+    assert [kind for kind, _ in myst_left("(sec-a)=\n:::{editorial}\n见 {ref}`sec-a` 与 [甲](other.md)\n:::")] == \
+        ["directive", "role", "target", "relative link"]
+    assert myst_left("见 [甲](https://x.org/a.md)、[乙](#b) 与 $\\sqrt{d_k}$。") == []
+
+
+def test_editorial_blocks_are_labelled_editor_in_the_notebook():
+    source = (ROOT / f"{SECTION}.md").read_text(encoding="utf-8")
+    blocks = len(re.findall(r"^:{3,}\{editorial\}", source, re.M))
+    offered = nbformat.read(DOWNLOADS / f"{SECTION}.ipynb", as_version=4)
+    labelled = sum(len(re.findall(r"^> \*\*编者[^*]*\*\*$", cell.source, re.M))
+                   for cell in offered.cells if cell.cell_type == "markdown")
+    assert blocks >= 20 and labelled == blocks
+
+
+@pytest.mark.parametrize("page", executed_pages())
+def test_each_figure_is_followed_by_its_caption_with_the_pages_number(page):
+    """myst-nb keeps a figure's caption in the cell's metadata, which Jupyter never shows."""
+    offered = nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
+    captions = [cell.source.split("**")[1] for cell in offered.cells
+                if cell.cell_type == "markdown" and cell.get("id", "").endswith("-caption")]
+    numbers = [span.get_text().strip() for span in soup(page).select("figcaption .caption-number")]
+    assert captions == numbers
+
+
+def buggy_cell():
+    from attnbook.exercises import buggy
+
+    offered = nbformat.read(DOWNLOADS / f"{EXERCISES}.ipynb", as_version=4)
+    layer = inspect.getsource(buggy.BuggyMultiHeadAttention)
+    cells = [cell for cell in offered.cells if cell.cell_type == "code" and layer in cell.source]
+    assert len(cells) == 1, "exercise 4.5.6's layer is not one code cell of the exercises notebook"
+    return cells[0]
+
+
+def test_exercise_notebook_holds_the_layer_to_fix_and_it_runs_outside_the_checkout(tmp_path):
+    """4.5.6 asks to fix buggy.py's layer: the downloaded notebook has it as a code cell
+    that defines the layer in the reader's kernel, outside the repository."""
+    probe = nbformat.v4.new_code_cell(
+        "layer = BuggyMultiHeadAttention(d_model=8, num_heads=2)\n"
+        "out, weights = layer(tf.zeros([1, 3, 8]), return_attention_scores=True)\n"
+        "print(tuple(out.shape), tuple(weights.shape))")
+    notebook = nbformat.v4.new_notebook(cells=[buggy_cell(), probe])
+    ran = run_as_reader(notebook, tmp_path, sys.executable)
+    assert cell_text(ran.cells[1]) == "(1, 3, 8) (1, 2, 3, 3)\n"
 
 
 # --- the versions cell -------------------------------------------------------------------

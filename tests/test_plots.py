@@ -31,6 +31,7 @@ from attnbook.plots import _theme, cost, figure_svg, flow, heatmaps, setup, wiri
 from attnbook.plots import scaling as scaling_plots  # noqa: E402
 from attnbook.scaling import measure_scaling  # noqa: E402
 from buildfiles import ROOT, load_extension  # noqa: E402
+from terms import term_problems  # noqa: E402
 
 
 def _weights(*shape, seed=0):
@@ -53,7 +54,7 @@ CASES = [
          ("查询位置", "键位置", "注意力权重")),
     Case(heatmaps.mask_comparison,
          lambda: dict(unmasked=_weights(8, 8), masked=_weights(8, 8, seed=1), length=5), 3,
-         ("无掩码", "有掩码", "查询位置", "键位置", "补零", "注意力权重")),
+         ("无掩码", "有掩码", "查询位置", "键位置", "填充", "注意力权重")),
     Case(heatmaps.head_grid, lambda: dict(weights=_weights(4, 6, 6)), 5,
          ("头 1", "头 4", "查询位置", "键位置", "注意力权重")),
     Case(heatmaps.alignment_table, lambda: dict(weights=_weights(6, 20)), 2,
@@ -77,7 +78,7 @@ CASES = [
          lambda: dict(results={
              name: {"n": [64, 128], "time_ms": [1.0, 2.0], "peak_mib": [3.0, 9.0]}
              for name in ("full", "chunked", "window", "linear")}), 2,
-         ("序列长度", "前向时间（毫秒）", "峰值内存（MiB）")),
+         ("序列长度", "前向时间（毫秒）", "峰值内存增长（MiB）")),
 ]
 
 
@@ -125,6 +126,26 @@ def test_figure(case, caplog):
         missing = [want for want in case.texts if not any(want in t for t in texts)]
         assert not missing, f"missing texts {missing} among {texts}"
         draw_cleanly(fig, caplog)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.function.__name__)
+def test_figure_text_uses_the_glossarys_terms(case):
+    """The words drawn in a figure (titles, labels, legends, notes) follow the glossary."""
+    fig = case.function(**case.arguments())
+    try:
+        problems = {text: term_problems(text) for text in _texts(fig) if term_problems(text)}
+        assert not problems, problems
+    finally:
+        plt.close(fig)
+
+
+def test_the_figure_terms_check_can_fail():
+    fig, ax = plt.subplots()
+    ax.set_xlabel("键位置（虚线后为补零）")
+    try:
+        assert [term_problems(t) for t in _texts(fig) if term_problems(t)] == [["补零（应写“填充”）"]]
     finally:
         plt.close(fig)
 

@@ -10,6 +10,16 @@ only work at the root. This server maps <prefix><path> to <root>/<path>, a direc
 to its index.html, redirects "/" to the prefix, and answers everything else with
 status 404 and the body of <root>/404.html when there is one.
 
+It stays in its folder: a path is served only when its real path (symlinks resolved)
+is inside the served folder, and a segment that is "..", holds a backslash, a colon
+(a drive letter such as "C:", an NTFS stream), an encoded slash or a NUL is refused, so neither a
+symlink nor a Windows drive or UNC path leads out. GET and HEAD are the only methods;
+any other gets 405 with "Allow: GET, HEAD". Text is sent as UTF-8 and says so.
+
+The standard library's ThreadingHTTPServer does the serving, with a listen backlog of
+128 (the default 5 drops connections under a few dozen concurrent clients) and a
+timeout per connection, so an idle client cannot hold its thread forever.
+
 On start it prints exactly one line, "serving http://127.0.0.1:PORT/prefix/", and
 flushes it, so a test can start it as a subprocess and read the URL from stdout.
 Standard library only. SIGTERM and SIGINT shut it down cleanly.
@@ -19,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import threading
@@ -31,12 +42,37 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = ROOT / "_build" / "html"
 DEFAULT_PREFIX = "/attention-book/"
+ALLOWED = "GET, HEAD"
+BACKLOG = 128
+CONNECTION_TIMEOUT = 15.0  # seconds a connection may stay silent before it is closed
+_PREFIX_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
 
 
 def normalize_prefix(prefix: str) -> str:
-    """'/x/y', 'x/y/', '/x/y/' -> '/x/y/'; '' or '/' -> '/'."""
+    """'/x/y', 'x/y/', '/x/y/' -> '/x/y/'; '' or '/' -> '/'.
+
+    Raises ValueError for a segment that is not plain URL text ('..', '%', '?', a space).
+    """
     parts = [p for p in prefix.strip().split("/") if p]
+    bad = [p for p in parts if p in (".", "..") or not _PREFIX_SEGMENT.match(p)]
+    if bad:
+        raise ValueError(f"expected a URL path such as /attention-book/ (letters, digits, '.', '_', '~', '-' "
+                         f"between slashes), got {prefix!r}")
     return "/" + "".join(p + "/" for p in parts)
+
+
+def safe_segment(part: str) -> bool:
+    """Whether one decoded path segment may name a file: not '..'; no slash (an encoded
+    %2F), backslash, colon or NUL."""
+    return part != ".." and not any(c in part for c in "/\\:\0")
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether the real ``path`` is ``root`` or below it (both already real paths)."""
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # on Windows: another drive
+        return False
 
 
 class Handler(SimpleHTTPRequestHandler):
@@ -44,6 +80,7 @@ class Handler(SimpleHTTPRequestHandler):
 
     prefix = "/"
     verbose = False
+    timeout = CONNECTION_TIMEOUT  # StreamRequestHandler sets it on the connection's socket
 
     # Make sure the types the book uses are right whatever the host's mime.types says.
     extensions_map = {
@@ -64,58 +101,52 @@ class Handler(SimpleHTTPRequestHandler):
         if self.verbose:
             super().log_message(format, *args)
 
+    def guess_type(self, path):
+        ctype = super().guess_type(path)
+        if ctype.startswith("text/") or ctype in ("application/json", "image/svg+xml"):
+            ctype += "; charset=utf-8"
+        return ctype
+
     # --- routing --------------------------------------------------------------
 
-    def _route(self) -> str | None:
-        """The filesystem path for this request, "" for a redirect, None for a 404."""
-        path = urlsplit(self.path).path
-        if path == "/" and self.prefix != "/":
-            return ""
-        bare = self.prefix.rstrip("/")
-        if bare and path == bare:
-            return ""  # "/attention-book" -> "/attention-book/"
+    def _route(self) -> tuple[str, str | None]:
+        """("file", real path), ("redirect", location) or ("missing", None)."""
+        split = urlsplit(self.path)
+        path, query = split.path, f"?{split.query}" if split.query else ""
+        if path != self.prefix and path in ("/", self.prefix.rstrip("/")):
+            return "redirect", self.prefix + query
         if not path.startswith(self.prefix):
-            return None
-        rel = unquote(path[len(self.prefix):])
-        # Refuse anything that would climb out of the served directory.
-        parts = []
-        for part in rel.split("/"):
-            if part in ("", "."):
-                continue
-            if part == ".." or "\\" in part or "\0" in part:
-                return None
-            parts.append(part)
-        full = os.path.join(self.directory, *parts)
+            return "missing", None
+        parts = [unquote(p, errors="strict") for p in path[len(self.prefix):].split("/")]
+        if not all(safe_segment(p) for p in parts):
+            return "missing", None
+        root = os.path.realpath(self.directory)
+        full = os.path.realpath(os.path.join(root, *[p for p in parts if p not in ("", ".")]))
+        if not inside(full, root):
+            return "missing", None
         if os.path.isdir(full):
             if not path.endswith("/"):
-                return ""  # a directory without its slash: redirect like any web server
-            full = os.path.join(full, "index.html")
-        return full if os.path.isfile(full) else None
+                return "redirect", path + "/" + query  # like any web server
+            full = os.path.realpath(os.path.join(full, "index.html"))
+        return ("file", full) if inside(full, root) and os.path.isfile(full) else ("missing", None)
 
     def send_head(self):
-        target = self._route()
-        if target == "":
-            split = urlsplit(self.path)
-            path = split.path
-            location = self.prefix if path in ("/", self.prefix.rstrip("/")) else path + "/"
-            if split.query:
-                location += "?" + split.query
-            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-            self.send_header("Location", location)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return None
-        if target is None:
-            return self._not_found()
-        ctype = self.guess_type(target)
         try:
-            f = open(target, "rb")
+            kind, target = self._route()
+        except UnicodeDecodeError:
+            kind, target = "missing", None
+        if kind == "redirect":
+            return self._respond(HTTPStatus.MOVED_PERMANENTLY, headers={"Location": target})
+        if kind == "missing":
+            return self._not_found()
+        try:
+            f = open(target, "rb")  # noqa: SIM115 - the base class copies and closes it
         except OSError:
             return self._not_found()
         try:
             fs = os.fstat(f.fileno())
             self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Type", self.guess_type(target))
             self.send_header("Content-Length", str(fs.st_size))
             self.send_header("Last-Modified", self.date_time_string(fs.st_mtime))
             # Like GitHub Pages: short-lived caching; tests use fresh browser contexts.
@@ -126,33 +157,44 @@ class Handler(SimpleHTTPRequestHandler):
             f.close()
             raise
 
-    def _not_found(self):
-        page = os.path.join(self.directory, "404.html")
-        try:
-            with open(page, "rb") as fh:
-                body = fh.read()
-            ctype = "text/html; charset=utf-8"
-        except OSError:
-            body = b"404 Not Found\n"
-            ctype = "text/plain; charset=utf-8"
-        self.send_response(HTTPStatus.NOT_FOUND)
+    def _respond(self, status, body=b"", ctype="text/plain; charset=utf-8", headers=None):
+        """A whole response with ``body`` (none for HEAD); returns None for send_head."""
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command != "HEAD" and body:
             self.wfile.write(body)
         return None
 
-    # Any method other than GET/HEAD: not allowed, quietly.
-    def do_POST(self):
-        self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
+    def _not_found(self):
+        try:
+            with open(os.path.join(self.directory, "404.html"), "rb") as fh:
+                return self._respond(HTTPStatus.NOT_FOUND, fh.read(), "text/html; charset=utf-8")
+        except OSError:
+            return self._respond(HTTPStatus.NOT_FOUND, b"404 Not Found\n")
 
-    do_PUT = do_DELETE = do_PATCH = do_POST
+    def list_directory(self, path):  # never called by send_head above; no listings anyway
+        return self._not_found()
+
+    # Any method other than GET and HEAD, known or not: 405, saying which are allowed.
+    def __getattr__(self, name):
+        if name.startswith("do_"):
+            return self._not_allowed
+        raise AttributeError(name)
+
+    def _not_allowed(self):
+        self.close_connection = True  # a request body, if any, is not read
+        self._respond(HTTPStatus.METHOD_NOT_ALLOWED, b"405 Method Not Allowed\n",
+                      headers={"Allow": ALLOWED, "Connection": "close"})
 
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = BACKLOG  # the listen() backlog
 
     def handle_error(self, request, client_address):
         # Browsers drop connections all the time (aborted loads); that is not an error.
@@ -162,12 +204,31 @@ class Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def port_number(text: str) -> int:
+    """argparse type: 0 (any free port) or 1-65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535 (0: any free port), got {text!r}")
+    return port
+
+
+def url_prefix(text: str) -> str:
+    """argparse type: the prefix, normalized (see normalize_prefix)."""
+    try:
+        return normalize_prefix(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("directory", nargs="?", default=str(DEFAULT_DIR),
                     help="directory to serve (default: _build/html of this repository)")
-    ap.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
-    ap.add_argument("--prefix", default=DEFAULT_PREFIX,
+    ap.add_argument("--port", type=port_number, default=8000, help="port; 0 picks a free one (default 8000)")
+    ap.add_argument("--prefix", type=url_prefix, default=DEFAULT_PREFIX,
                     help=f"URL sub-path the site lives under (default {DEFAULT_PREFIX})")
     ap.add_argument("--verbose", action="store_true", help="log every request to stderr")
     args = ap.parse_args(argv)
@@ -176,8 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     if not directory.is_dir():
         print(f"serve.py: no such directory: {directory} (run `make book` first)", file=sys.stderr)
         return 2
-    prefix = normalize_prefix(args.prefix)
-    handler = type("BookHandler", (Handler,), {"prefix": prefix, "verbose": args.verbose})
+    handler = type("BookHandler", (Handler,), {"prefix": args.prefix, "verbose": args.verbose})
     try:
         httpd = Server(("127.0.0.1", args.port), partial(handler, directory=str(directory)))
     except OSError as exc:
@@ -192,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
 
     port = httpd.server_address[1]
-    print(f"serving http://127.0.0.1:{port}{prefix}", flush=True)
+    print(f"serving http://127.0.0.1:{port}{args.prefix}", flush=True)
     try:
         httpd.serve_forever(poll_interval=0.2)
     finally:

@@ -11,6 +11,12 @@ runs against, and prints the line that installs what is missing. The install lin
 comes from ``repository.url`` in ``_config.yml``. The cell's stored output is what it
 printed in the building environment, so a rerun with the same versions prints the same.
 
+Its markdown cells are made to stand alone (``notebook_markdown.py``): MyST that
+Jupyter and Colab would show as raw text becomes plain Markdown, every
+``literalinclude`` the code it names, and links point to the published site
+(``https://<owner>.github.io/<repository>/``, from the same ``repository.url``). The
+hidden outputs of ``glue`` go away once their values are in the text.
+
 It also repairs one thing in that notebook. With ``nb_merge_streams``, myst-nb's
 ``coalesce_streams`` appends every later stdout chunk of a cell to the first one *in
 place*, but only its returned list drops the later chunks: the page is right, while
@@ -21,10 +27,19 @@ output depends on timing, so this shows up only now and then.
 
 import contextlib
 import io
+import posixpath
+import re
 from pathlib import Path
+from urllib.parse import urljoin
 
 import nbformat
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
 from sphinx.errors import ExtensionError
+from sphinx.util.nodes import split_explicit_title
+
+import notebook_markdown  # book/_ext is on sys.path: Jupyter Book puts local_extensions there
 
 VERSIONS_CELL_ID = "attnbook-versions"
 
@@ -74,12 +89,15 @@ def _drop_merged_chunks(notebook):
     for cell in notebook.cells:
         kept, first = [], {}
         for output in cell.get("outputs", []):
-            name = output.get("name") if output.get("output_type") == "stream" else None
+            kept.append(output)
+            if output.get("output_type") != "stream":
+                continue
+            name = output.get("name")
             if name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
                 dropped += 1
+                kept.pop()
                 continue
             first.setdefault(name, output)
-            kept.append(output)
         if "outputs" in cell:
             cell.outputs = kept
     return dropped
@@ -92,6 +110,7 @@ def _add_notebook(app, pagename, templatename, context, doctree):
     notebook = nbformat.read(executed, as_version=4)
     if _drop_merged_chunks(notebook):
         nbformat.write(notebook, executed)
+    notebook = notebook_markdown.standalone(notebook, BuiltPage(app, pagename, doctree))
     notebook.cells.insert(0, versions_cell(_repository_url(app)))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -104,6 +123,100 @@ def _repository_url(app):
     if not url.startswith("https://github.com/"):
         raise ExtensionError(f"repository.url in _config.yml must be the book's GitHub repository, got {url!r}")
     return url
+
+
+def site_url(repository_url):
+    """'https://github.com/o/r' -> 'https://o.github.io/r/', where GitHub Pages publishes it."""
+    owner, name = repository_url.rstrip("/").removesuffix(".git").split("/")[-2:]
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
+class BuiltPage(notebook_markdown.Page):
+    """What the markdown conversion needs, answered from this build."""
+
+    def __init__(self, app, docname, doctree):
+        self.app, self.env, self.docname = app, app.env, docname
+        self.site = site_url(_repository_url(app))
+        self.url = urljoin(self.site, app.builder.get_target_uri(docname))
+        self.exercises = {}
+        for box in doctree.findall(nodes.Element):
+            if type(box).__name__ == "exercise_enumerable_node" and box.children:
+                for label in [box.get("label"), *box["ids"]]:
+                    self.exercises.setdefault(label, box.children[0].astext().strip())
+
+    def include(self, argument, options):
+        options = {key: (LiteralInclude.option_spec[key](None if value is True else str(value))
+                         if key in LiteralInclude.option_spec else value) for key, value in options.items()}
+        _, filename = self.env.relfn2path(argument, self.docname)
+        if "diff" in options:
+            options["diff"] = self.env.relfn2path(options["diff"], self.docname)[1]
+        text, _ = LiteralIncludeReader(filename, options, self.app.config).read()
+        language = options.get("language") or ("python" if filename.endswith(".py") else "")
+        partial = {"pyobject", "lines", "start-after", "start-at", "end-before", "end-at", "diff"} & set(options)
+        return notebook_markdown.Included(text, language, Path(filename), whole_file=not partial)
+
+    def exercise_title(self, label):
+        """'练习 4.5.1（标题）': the number as {numref} gives it, then the box's own title."""
+        if label not in self.exercises:
+            return None
+        resolved = self._resolve("std", "numref", label, label, explicit=False)
+        return (resolved.astext().strip() if resolved is not None else "") + self.exercises[label]
+
+    def figure_number(self, name):
+        resolved = self._resolve("std", "numref", name.lower(), name, explicit=False)
+        return resolved.astext().strip() if resolved is not None else None
+
+    def link(self, target):
+        path, _, anchor = target.partition("#")
+        path = self._source_path(path)
+        if path.startswith("../"):
+            return None
+        stem, suffix = posixpath.splitext(path)
+        if suffix in (".md", ".ipynb", ".rst") and stem in self.env.all_docs:
+            path = self.app.builder.get_target_uri(stem)
+        return self.site + path + (f"#{anchor}" if anchor else "")
+
+    def _source_path(self, relative):
+        """A path relative to this page as a path relative to the book's root."""
+        return posixpath.normpath(posixpath.join(posixpath.dirname(self.docname), relative))
+
+    def role(self, name, text):
+        if name.startswith("glue"):
+            return self._glue(name, text)
+        domain, typ = name.split(":", 1) if ":" in name else ("std", name)
+        if name == "cite":
+            domain, typ = "cite", "p"
+        explicit, title, target = split_explicit_title(text)
+        if domain == "std" and typ in ("ref", "numref", "keyword"):
+            target = target.lower()
+        resolved = self._resolve(domain, typ, target, title, explicit)
+        return None if resolved is None else self._markdown(resolved)
+
+    def _resolve(self, domain, typ, target, title, explicit):
+        """The node Sphinx puts in place of the role, or None."""
+        node = addnodes.pending_xref(title, nodes.inline(title, title), refdomain=domain, reftype=typ,
+                                     reftarget=target, refexplicit=explicit, refdoc=self.docname)
+        try:
+            return self.env.get_domain(domain).resolve_xref(
+                self.env, self.docname, self.app.builder, typ, target, node, node[0].deepcopy())
+        except Exception:  # noqa: BLE001 - an unknown domain or role: the text as written
+            return None
+
+    def _markdown(self, node):
+        if isinstance(node, nodes.Text):
+            return re.sub(r"([\\[\]*_`])", r"\\\1", str(node))
+        inner = "".join(self._markdown(child) for child in node.children)
+        if isinstance(node, nodes.reference) and node.get("refuri"):
+            return f"[{inner}]({urljoin(self.url, node['refuri'])})"
+        return inner
+
+    def _glue(self, name, text):
+        """A value glued on another page: ``{glue:text}`../page::key:fmt```."""
+        doc, _, key = text.partition("::")
+        other = Path(self.app.outdir).parent / "jupyter_execute" / f"{self._source_path(doc)}.ipynb"
+        if not key or not other.is_file():
+            return None
+        return notebook_markdown.glue_text(notebook_markdown.take_glue(nbformat.read(other, as_version=4)), name, key)
 
 
 def setup(app):

@@ -29,7 +29,10 @@ __all__ = [
 
 
 def set_seed(seed=0):
-    """固定 Python、NumPy 与 TensorFlow 的随机种子，让每次重新构建打印出相同的数字。"""
+    """固定 Python、NumPy 与 TensorFlow 的随机种子，让随机输入与初始参数每次相同。
+
+    计时、内存读数与舍入量级（约 1e-7）的浮点误差不受种子控制，会随机器与构建而变。
+    """
     import keras
 
     keras.utils.set_random_seed(seed)

@@ -98,8 +98,9 @@ class MiniMultiHeadAttention(keras.layers.Layer):
     - ``return_attention_scores=True``：另外返回注意力权重
       ``(batch, num_heads, n_q, n_k)``。
 
-    参数相同时，它与 ``keras.layers.MultiHeadAttention`` 结果一致
-    （``key_dim=depth``）。参数或输入不合法时抛出 ``ValueError``。
+    参数相同时，它与 ``keras.layers.MultiHeadAttention`` 的结果在 float32
+    舍入之内一致，那一层取 ``key_dim=depth``，由 ``tests/test_keras.py`` 核对。
+    参数或输入不合法时抛出 ``ValueError``。
     """
 
     def __init__(self, d_model, num_heads, **kwargs):

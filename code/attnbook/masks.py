@@ -1,5 +1,5 @@
-"""布尔注意力掩码（True 表示“这个查询可以看这个键”），以及正文所说常见坑的实测：
-忘了加填充掩码。
+"""布尔注意力掩码（True 表示“这个查询可以看这个键”），以及正文⚠️ 常见坑的实测：
+「给注意力层的输入忘了加掩码」。
 
 这里的每个掩码都能广播到 :func:`attnbook.scaled_dot_product_attention` 的分数形状
 ``(..., n_q, n_k)``，也能直接交给 :class:`attnbook.MiniMultiHeadAttention` 的

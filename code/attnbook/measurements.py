@@ -6,9 +6,9 @@
    在 ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
    占同一次运行里一个大 ``tf.matmul`` 的比例。
 2. :func:`measure_variants`：完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n``
-   增长的时间与峰值内存（每次内存读数都在一个新进程里测）。
+   增长的时间与峰值内存增长（每次内存读数都在一个新进程里测）。
 3. :func:`measure_rnn_vs_attention` 与 :func:`measure_sequence_memory`：GRU 对比注意力
-   随 ``n`` 增长的时间与峰值内存（逐步的串行时步对比一次矩阵乘法）。
+   随 ``n`` 增长的时间与峰值内存增长（逐步的串行时步对比一次算完全部位置）。
 
 数据可以直接交给 :func:`attnbook.plots.rnn_vs_attention_time` 与
 :func:`attnbook.plots.variant_costs`。在子进程里运行的函数（``run_variant``、
@@ -70,7 +70,7 @@ def prepare_variant(name, batch, heads, n, d):
 
 
 def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, log=print):
-    """每种变体在每个长度上的时间（以及峰值内存）。
+    """每种变体在每个长度上的时间（以及峰值内存增长）。
 
     返回 ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] 或 None}}``；时间是
     ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，在新的子

@@ -1,12 +1,12 @@
 """原稿的最小实现：第 4.5 节“手写一个多头注意力层”里的 MiniMultiHeadAttention，逐字照录。
 
 这个模块只放作者的代码清单本身，正文用 ``literalinclude`` 原样展示它、再导入运行。
-在 TensorFlow 2.21（Keras 3）下它不需要任何改动就能运行，所以一个字符也没有改，
+在本书固定的 TensorFlow 版本（Keras 3，见 ``requirements.txt``）下它不需要任何改动就能运行，所以一个字符也没有改，
 连 ``assert`` 也保留着（配套包里别处的参数检查一律抛出 ``ValueError``）。
 
 它只接受自注意力 ``layer(x)``：x 的形状是 ``(batch, seq, d_model)``，输出同形。
-编者扩展的完整版本是 :class:`attnbook.MiniMultiHeadAttention`，它在同样的权重下
-给出相同的输出（见 ``tests/test_minimal.py``）。
+编者扩展的完整版本是 :class:`attnbook.MiniMultiHeadAttention`，在同样的权重下，
+它的输出与这个类在 float32 舍入之内一致（见 ``tests/test_minimal.py``）。
 """
 
 import tensorflow as tf

@@ -19,7 +19,7 @@ def padded_batch(lengths, max_len=None, features=16, pad_value=0.0, seed=0):
         lengths: 真实长度 ``(batch,)``，非负整数。
         max_len: 填充后的长度，默认取最长的长度。
         features: 每个位置的向量维度。
-        pad_value: 填充位置写入的值（默认补零）。
+        pad_value: 填充位置写入的值（默认为 0）。
         seed: 随机数种子。
 
     Returns:

@@ -92,7 +92,7 @@ def explore_scaling(fig, x, query, key):
 def explore_masks(fig, x, layer, length):
     """让 :func:`mask_comparison` 画的一对权重表在网页上可调：填充个数与因果掩码。
 
-    ``x`` 是一个序列补零之前的全部 ``(n, features)`` 个位置；填充 ``p`` 个位置时，后
+    ``x`` 是一个序列填充之前的全部 ``(n, features)`` 个位置；填充 ``p`` 个位置时，后
     ``p`` 个位置换成零向量（与 :func:`attnbook.toy.padded_batch` 一样），并被填充掩码
     遮住。``layer`` 是已经调用过的 :class:`attnbook.MiniMultiHeadAttention`，图上画的是
     它各头权重的平均。左表不加掩码，右表加填充掩码（可再加因果掩码）。图上画的应是

@@ -53,7 +53,7 @@ def _check_lengths(**columns):
 
 
 def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_train_ms=None, attention_train_ms=None,
-                          rnn_label="GRU（逐步递推）", attention_label="多头注意力（一次矩阵乘法）"):
+                          rnn_label="GRU（逐步递推）", attention_label="多头注意力（一次算完全部位置）"):
     """循环层与注意力的前向时间（以及训练步时间）随序列长度的变化。
 
     ``lengths``、``rnn_ms`` 与 ``attention_ms`` 是等长的数字序列（时间以毫秒计），
@@ -77,7 +77,7 @@ def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_train_ms=None, atte
 
 
 def variant_costs(results):
-    """各种注意力变体的时间与峰值内存随 n 的变化，画在双对数坐标上。
+    """各种注意力变体的时间与峰值内存增长随 n 的变化，画在双对数坐标上。
 
     ``results`` 把变体名（``full``、``chunked``、``window``、``linear``；其他名字用中性
     样式画）映射到 ``{"n": [...], "time_ms": [...], "peak_mib": [...]}``，例如来自
@@ -92,7 +92,7 @@ def variant_costs(results):
                              squeeze=False)
     panels = [("time_ms", "前向时间（毫秒）", "时间")]
     if with_memory:
-        panels.append(("peak_mib", "峰值内存（MiB）", "峰值内存"))
+        panels.append(("peak_mib", "峰值内存增长（MiB）", "峰值内存增长"))
     for ax, (column, ylabel, title) in zip(axes[:, 0], panels):
         for name, rows in results.items():
             label, marker, linestyle, step = VARIANT_STYLE.get(name, (name, "x", "-", 3))

@@ -87,8 +87,8 @@ def _mark_padding(ax, length, n_q, n_k, panel):
     if length < n_q:
         marks["rows"] = f"padding-rows-{panel}"
         ax.axhline(length - 0.5, gid=marks["rows"], **line)
-    ax.set_xlabel(f"{KEY_LABEL}（虚线后为补零）")
-    ax.set_ylabel(f"{QUERY_LABEL}（虚线下为补零）")
+    ax.set_xlabel(f"{KEY_LABEL}（虚线后为填充）")
+    ax.set_ylabel(f"{QUERY_LABEL}（虚线下为填充）")
     return marks
 
 

@@ -1,0 +1,467 @@
+"""A page's MyST markdown cells as plain Markdown, for the notebook a reader downloads.
+
+Jupyter and Colab know CommonMark, not MyST: a directive fence, a role or a ``(label)=``
+target shows up there as raw text, and a ``literalinclude`` names a file that exists only
+in the repository. :func:`standalone` rewrites every markdown cell of a notebook:
+
+* ``literalinclude`` becomes the code it includes. Inside an ``{exercise}`` (or with
+  ``:class: runnable``) it is code the reader runs, the exercise's starting point, so
+  it becomes a code cell that runs on its own (the module's imports, made absolute, go
+  in front of a ``:pyobject:``); anywhere else the code is only shown, as a fenced block.
+* ``{editorial}`` and ``{editorial-page}`` become a quoted block headed 编者;
+  admonitions a quoted block with their title; ``{exercise}`` a heading with its number;
+  a solution is folded in ``<details>`` as the page folds it; any other directive
+  becomes its content.
+* Roles become text: cross-references and citations as the page shows them, linked to
+  the published site; ``{glue:text}`` the value glued in this build; ``{math}`` ``$…$``.
+  Relative links to other pages point to the site; ``(label)=`` lines and ``%`` comments
+  go away.
+* A code cell tagged ``editorial`` begins with the comment ``# 编者的单元…``.
+* A figure's caption, kept by myst-nb in the cell's metadata, follows the cell as a
+  markdown cell with the figure's number.
+
+What needs the build (resolving a reference, reading an included file, a glued value, an
+exercise's number) is asked of a ``page`` object (see :class:`Page`), so the text
+handling here can be tested without Sphinx.
+"""
+
+import ast
+import copy
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
+_DIRECTIVE = re.compile(r"^\{(?P<name>[A-Za-z][\w:.+-]*)\}\s*(?P<arg>.*)$")
+_OPTION = re.compile(r"^:(?P<key>[A-Za-z][\w-]*):(?:\s+(?P<value>.*))?\s*$")
+_TARGET = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+_MATH_LABEL = re.compile(r"^(?P<close>\s*\$\$)\s*\([^()\s]+\)\s*$")
+# A role, or an inline code span (left as it is); whichever begins first.
+_INLINE = re.compile(r"\{(?P<role>[A-Za-z][\w:.+-]*)\}(?P<ticks>`+)(?P<text>.+?)(?P=ticks)(?!`)"
+                     r"|(?P<code>(?P<cticks>`+).+?(?P=cticks)(?!`))")
+_LINK = re.compile(r"(?P<open>!?\[[^\]]*\]\()(?P<target>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+EDITORIAL = {"editorial", "editorial-page"}
+EDITOR = "编者"
+ADMONITIONS = {"note": "注", "tip": "提示", "hint": "提示", "important": "重要", "warning": "警告",
+               "caution": "小心", "attention": "注意", "danger": "危险", "error": "错误", "seealso": "另见"}
+CODE_BLOCKS = {"code-block", "code", "sourcecode", "code-cell"}
+
+
+@dataclass
+class Included:
+    """What a ``literalinclude`` shows: the text, its language, and the file it came from."""
+
+    text: str
+    language: str
+    path: Path
+    whole_file: bool
+
+
+class Page:
+    """What the conversion asks of the build; this default answers without one."""
+
+    def include(self, argument, options):
+        """The :class:`Included` code of ``literalinclude argument`` with ``options``."""
+        raise NotImplementedError
+
+    def role(self, name, text):
+        """A role as Markdown, or None when this page has no answer for it."""
+        return None
+
+    def exercise_title(self, label):
+        """'练习 4.5.1（标题）' for an exercise's label, or None."""
+        return None
+
+    def link(self, target):
+        """The URL of a relative link ``target`` (a path in the sources), or None."""
+        return None
+
+    def figure_number(self, name):
+        """'图 20' for the figure named ``name``, or None."""
+        return None
+
+
+@dataclass
+class Code:
+    """A code cell to insert between markdown cells."""
+
+    source: str
+
+
+@dataclass
+class Fold:
+    """Where a solution begins (its title) or ends (None): folded as on the page."""
+
+    title: object = None
+
+
+@dataclass
+class _Context:
+    page: Page
+    in_exercise: bool = False
+    fold: object = None  # the title of the solution being folded, across cells
+    reopen: bool = False  # the fold was closed at a code cell and goes on after it
+
+
+class _Glued:
+    """``page``, answering the ``{glue}`` roles of this notebook's own values itself."""
+
+    def __init__(self, page, glued):
+        self.page, self.glued = page, glued
+
+    def __getattr__(self, name):
+        return getattr(self.page, name)
+
+    def role(self, name, text):
+        if name in ("glue", "glue:text", "glue:any", "glue:md") and "::" not in text:
+            return glue_text(self.glued, name, text)
+        return self.page.role(name, text)
+
+
+# --- the notebook ----------------------------------------------------------------------
+
+
+def standalone(notebook, page):
+    """A copy of ``notebook`` whose markdown cells need nothing but a Jupyter to show.
+
+    The hidden outputs that ``glue`` records are dropped (JupyterLab would say it has no
+    renderer for them); their values are in the text.
+    """
+    result = copy.deepcopy(notebook)
+    cells, context = [], _Context(_Glued(page, take_glue(result)))
+    for cell in result.cells:
+        if cell.cell_type == "code":
+            cells += [_label_editorial(cell)] + _caption(cell, context.page)
+            continue
+        if cell.cell_type != "markdown":
+            cells.append(cell)
+            continue
+        for i, part in enumerate(_cells(render(cell.source, context), context)):
+            new = copy.deepcopy(cell) if isinstance(part, str) else nbformat.v4.new_code_cell(part.source)
+            if isinstance(part, str):
+                new.source = part
+            if i:
+                new["id"] = f"{cell.get('id', 'cell')}-{i}"[:64]
+            cells.append(new)
+    result.cells = cells
+    return result
+
+
+def _caption(cell, page):
+    """A figure cell's caption, which myst-nb keeps in the cell's metadata, as a markdown
+    cell after it: '**图 20**　注意力打分的信号流'."""
+    figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+    if not figure.get("caption"):
+        return []
+    number = page.figure_number(figure["name"]) if figure.get("name") else None
+    text = _inline(str(figure["caption"]), page)
+    caption = nbformat.v4.new_markdown_cell(f"**{number}**　{text}" if number else text)
+    caption["id"] = f"{cell.get('id', 'cell')}-caption"[:64]
+    return [caption]
+
+
+def _label_editorial(cell):
+    """An ``editorial``-tagged code cell says so in its first line, as the page marks it."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    if "editorial" in tags and not cell.source.startswith((f"# {EDITOR}", "%%")):
+        cell.source = f"# {EDITOR}的单元，不是原稿的一部分\n" + cell.source
+    return cell
+
+
+def _cells(parts, context):
+    """Consecutive Markdown parts (blocks) joined into one cell; each code part its own.
+
+    A solution goes in ``<details>``, as the page folds it; a code cell inside it (its
+    check) closes the fold, and the text after the cell opens a new one.
+    """
+    cells, text = [], []
+
+    def close_cell():
+        if context.fold is not None and text:
+            text.append("</details>")
+            context.reopen = True
+        if "".join(text).strip():
+            cells.append("\n\n".join(text))
+        text.clear()
+
+    for part in parts:
+        if isinstance(part, Fold) and part.title is not None:
+            text.append(f"<details>\n<summary>{part.title}</summary>")
+            context.fold, context.reopen = part.title, False
+        elif isinstance(part, Fold):
+            if context.fold is not None and not context.reopen:
+                text.append("</details>")
+            context.fold, context.reopen = None, False
+        elif isinstance(part, str) and part.strip():
+            if context.fold is not None and context.reopen:
+                text.append(f"<details>\n<summary>{context.fold}（续）</summary>")
+                context.reopen = False
+            text.append(part.strip("\n"))
+        elif isinstance(part, Code):
+            close_cell()
+            cells.append(part)
+    close_cell()
+    return cells
+
+
+def take_glue(notebook):
+    """The values glued in ``notebook``, by name; their hidden outputs are removed from it."""
+    from myst_nb.ext.glue import extract_glue_data_cell
+
+    glued = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            glued.update(extract_glue_data_cell(cell))
+    return glued
+
+
+def glue_text(glued, name, text):
+    """A ``{glue:text}`key:format``` role as myst-nb shows it, or None for an unknown key."""
+    from myst_nb.core.variables import format_plain_text
+
+    key, fmt = text.rsplit(":", 1) if ":" in text else (text, "")
+    data = glued.get(key, {}).get("data", {})
+    if name == "glue:md" and "text/markdown" in data:
+        return data["text/markdown"]
+    if "text/plain" not in data:
+        return None
+    return format_plain_text(data["text/plain"], fmt)
+
+
+# --- blocks ----------------------------------------------------------------------------
+
+
+def render(text, context):
+    """MyST ``text`` as a list of Markdown strings and :class:`Code` parts."""
+    lines, parts, prose, i = text.split("\n"), [], [], 0
+
+    def flush():
+        if prose:
+            parts.append(_prose(prose, context.page))
+            prose.clear()
+
+    while i < len(lines):
+        opened = _FENCE.match(lines[i])
+        if not opened or (opened["fence"][0] == "`" and "`" in opened["info"]):
+            prose.append(lines[i])
+            i += 1
+            continue
+        end = _closing(lines, i + 1, opened["fence"])
+        body = [line[len(opened["indent"]):] if line.startswith(opened["indent"]) else line.lstrip()
+                for line in lines[i + 1:end]]
+        directive = _DIRECTIVE.match(opened["info"].strip())
+        flush()
+        if directive:
+            parts += _directive(directive["name"], directive["arg"].strip(), body, context)
+        else:  # a code fence of its own: kept as it is
+            parts.append("\n".join(lines[i:end + 1]))
+        i = end + 1
+    flush()
+    return parts
+
+
+def _closing(lines, start, fence):
+    """The index of the line that closes ``fence`` (len(lines) when none does)."""
+    close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    return next((j for j in range(start, len(lines)) if close.match(lines[j])), len(lines))
+
+
+def _options(body):
+    """(options, content lines) of a directive body: ``:key: value`` lines or YAML."""
+    options, i = {}, 0
+    if body and body[0].strip() == "---":
+        end = next((j for j in range(1, len(body)) if body[j].strip() == "---"), None)
+        if end is not None:
+            import yaml
+
+            options = yaml.safe_load("\n".join(body[1:end])) or {}
+            i = end + 1
+    while i < len(body) and (option := _OPTION.match(body[i])):
+        options[option["key"]] = option["value"] if option["value"] is not None else True
+        i += 1
+    return options, body[i:]
+
+
+def _directive(name, arg, body, context):
+    options, content = _options(body)
+    page = context.page
+    if name == "literalinclude":
+        return [_literalinclude(arg, options, context)]
+    if name in CODE_BLOCKS:
+        return [_fenced("\n".join(content), arg or options.get("language", ""))]
+    if name == "math":
+        return ["$$\n" + "\n".join(content).strip("\n") + "\n$$"]
+    if name == "exercise":
+        title = page.exercise_title(options.get("label")) or "练习" + (f"（{_inline(arg, page)}）" if arg else "")
+        return [f"### {title}"] + render("\n".join(content), _Context(page, in_exercise=True))
+    inner = render("\n".join(content), context)
+    if name in EDITORIAL:
+        title = _inline(arg, page)
+        return _quoted(inner, title if title.startswith(EDITOR) else EDITOR + (f"：{title}" if title else ""))
+    if name == "admonition":
+        return _quoted(inner, _inline(arg, page))
+    if name in ADMONITIONS:
+        return _quoted(inner, ADMONITIONS[name] + (f"：{_inline(arg, page)}" if arg else ""))
+    if name in ("solution-start", "solution"):
+        title = page.exercise_title(arg)
+        return [Fold(f"解答：{title}" if title else "解答")] + inner + ([Fold()] if name == "solution" else [])
+    if name == "solution-end":
+        return [Fold()]
+    if name in ("exercise-end", "bibliography", "toctree", "tableofcontents"):
+        return []
+    if name in ("figure", "image"):
+        url = page.link(arg) or arg
+        return [f"![{options.get('alt', '')}]({url})"] + inner
+    return inner
+
+
+def _literalinclude(arg, options, context):
+    included = context.page.include(arg, options)
+    text = included.text if included.text.endswith("\n") else included.text + "\n"
+    runnable_here = context.in_exercise or "runnable" in str(options.get("class", "")).split()
+    if runnable_here and included.language in ("python", "python3", "ipython3", "py"):
+        return Code(runnable(included.path, text, included.whole_file))
+    caption = options.get("caption")
+    fenced = _fenced(text, "udiff" if "diff" in options else included.language)
+    return f"*{caption}*\n\n{fenced}" if isinstance(caption, str) and caption else fenced
+
+
+def _fenced(text, language):
+    text = text.rstrip("\n")
+    ticks = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks}{language}\n{text}\n{ticks}"
+
+
+def _quoted(parts, title):
+    """``parts`` as one Markdown block quote headed by ``title`` in bold; a code cell
+    among them splits the quote in two."""
+    groups = []
+    for part in parts:
+        if isinstance(part, str) and not part.strip():
+            continue
+        if isinstance(part, str) and groups and isinstance(groups[-1], str):
+            groups[-1] += "\n\n" + part.strip("\n")
+        else:
+            groups.append(part.strip("\n") if isinstance(part, str) else part)
+    if not groups or not isinstance(groups[0], str):
+        groups.insert(0, "")
+    groups[0] = f"**{title}**" + (f"\n\n{groups[0]}" if groups[0] else "")
+    return [_quote(group) if isinstance(group, str) else group for group in groups]
+
+
+_DISPLAY_MATH = re.compile(r"^\$\$[ \t]*\n(.*?)\n[ \t]*\$\$[ \t]*$", re.M | re.S)
+
+
+def _quote(text):
+    """Every line of ``text`` behind "> ". Display math goes on one line first: Jupyter
+    takes the math out before it reads the Markdown, and would keep the "> " inside."""
+    text = _DISPLAY_MATH.sub(lambda m: "$$ " + " ".join(line.strip() for line in m[1].split("\n")) + " $$", text)
+    return "\n".join(f"> {line}".rstrip() for line in text.strip("\n").split("\n"))
+
+
+# --- inline ----------------------------------------------------------------------------
+
+
+def _prose(lines, page):
+    kept = []
+    for line in lines:
+        if _TARGET.match(line) or line.lstrip().startswith("%"):
+            continue
+        label = _MATH_LABEL.match(line)
+        kept.append(label["close"] if label else _inline(line, page))
+    return "\n".join(kept)
+
+
+def _inline(text, page):
+    """Roles and relative links of one line of prose as plain Markdown."""
+
+    def replace(match):
+        if match["code"]:
+            return match["code"]
+        name, content = match["role"], match["text"]
+        if name == "math":
+            return f"${content}$"
+        answer = page.role(name, content)
+        if answer is not None:
+            return answer
+        explicit = re.match(r"^(.+?)\s*<(.+)>$", content, re.S)
+        return explicit.group(1) if explicit else content
+
+    text = _INLINE.sub(replace, text)
+    return _LINK.sub(lambda m: _relink(m, page), text)
+
+
+def _relink(match, page):
+    target = match["target"]
+    if target.startswith(("#", "/", "<")) or _SCHEME.match(target):
+        return match.group(0)
+    url = page.link(target)
+    return match.group(0) if url is None else f"{match['open']}{url}{match['title'] or ''})"
+
+
+# --- code the reader runs ----------------------------------------------------------------
+
+
+def runnable(path, text, whole_file=False):
+    """``text`` from the module at ``path`` as a cell that runs outside the repository.
+
+    An excerpt (a ``:pyobject:``, some lines) gets the module's imports in front; relative
+    imports are made absolute, and a name a package's ``__init__`` re-exports from a
+    private module is imported from the package (``from attnbook import tf``).
+    """
+    path = Path(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module = _module_name(path)
+    imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+               and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+    header = f"# 取自配套包的 {'/'.join(module.split('.'))}.py，在这里运行它即可。\n"
+    if whole_file:
+        lines = text.split("\n")
+        for node in reversed(imports):
+            lines[node.lineno - 1:node.end_lineno] = [_absolute(node, module, path)]
+        return header + "\n".join(lines)
+    wanted = "\n".join(_absolute(node, module, path) for node in imports)
+    return header + (wanted + "\n\n\n" if wanted else "") + text
+
+
+def _module_name(path):
+    """'attnbook.exercises.buggy' for .../attnbook/exercises/buggy.py (packages have __init__)."""
+    parts, folder = [path.stem], path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def _absolute(node, module, path):
+    """One import statement, with a relative module made absolute."""
+    if not isinstance(node, ast.ImportFrom) or not node.level:
+        return ast.unparse(node)
+    base = module.split(".")[:-node.level]
+    target = ".".join(base + ([node.module] if node.module else []))
+    package = ".".join(base)
+    names = {alias.name for alias in node.names}
+    if node.module and node.module.startswith("_") and names <= _reexported(path, node.level, node.module):
+        target = package
+    return ast.unparse(ast.ImportFrom(module=target, names=node.names, level=0))
+
+
+def _reexported(path, level, private):
+    """Names that the package ``level`` folders up imports from its module ``private``."""
+    init = path.parents[level - 1] / "__init__.py"
+    if not init.is_file():
+        return set()
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    return {alias.asname or alias.name for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == private
+            for alias in node.names}
+
+
+def setup(app):
+    """Nothing to register: ``notebook_download`` calls :func:`standalone`. Listed among
+    the extensions like every module of book/_ext (tests/test_extensions_config.py)."""
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

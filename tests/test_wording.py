@@ -1,0 +1,25 @@
+"""attnbook.wording: the words of a sentence follow the measured values."""
+
+import pytest
+
+from attnbook.wording import faster_or_slower, listing, where_faster
+
+
+def test_listing_joins_with_the_chinese_enumeration_comma():
+    assert listing([64, 128, 256]) == "64、128 和 256"
+    assert listing([512]) == "512"
+    assert listing([]) == "无"
+
+
+def test_faster_or_slower_follows_the_numbers():
+    assert faster_or_slower(3.1, 7.7) == "更快"
+    assert faster_or_slower(7.7, 3.1) == "更慢"
+    assert faster_or_slower(2.0, 2.0) == "一样快"
+
+
+def test_where_faster_names_the_lengths():
+    assert where_faster([64, 128], [1.0, 2.0], [3.0, 4.0]) == "每个长度（64 和 128）"
+    assert where_faster([64, 128, 512], [1.0, 5.0, 9.0], [3.0, 4.0, 8.0]) == "只有 64"
+    assert where_faster([64], [5.0], [3.0]) == "没有一个长度"
+    with pytest.raises(ValueError, match="一样多"):
+        where_faster([64, 128], [1.0], [3.0, 4.0])
