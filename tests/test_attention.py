@@ -178,6 +178,45 @@ def test_mask_rank_two_broadcasts_over_batch():
     assert np.all(w.numpy()[..., np.triu_indices(5, 1)[0], np.triu_indices(5, 1)[1]] == 0)
 
 
+def _count_calls(monkeypatch, module, name):
+    """Wrap ``module.name`` so that each call is counted; returns the list of calls."""
+    calls, original = [], getattr(module, name)
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_layer_checks_the_mask_and_inputs_once_per_call(monkeypatch):
+    from attnbook import _checks
+
+    layer = MiniMultiHeadAttention(d_model=8, num_heads=2)
+    x, context = normal(2, 5, 8), normal(2, 7, 8, seed=1)
+    mask = tf.constant(np.random.default_rng(2).random((2, 5, 7)) > 0.3)
+    layer(x, context)  # build first, so that only the call itself is counted
+    mask_checks = _count_calls(monkeypatch, _checks, "check_mask")
+    qkv_checks = _count_calls(monkeypatch, _checks, "check_qkv")
+    for _ in range(3):
+        layer(x, context, attention_mask=mask)
+    assert len(mask_checks) == 3  # once per call, not once in call and again in the core
+    assert qkv_checks == []  # the projections come from checked inputs: no second check
+    scaled_dot_product_attention(normal(2, 5, 4), normal(2, 7, 4), normal(2, 7, 4), mask)
+    assert len(mask_checks) == 4 and len(qkv_checks) == 1  # the public function checks
+
+
+def test_public_function_and_layer_share_one_core(monkeypatch):
+    from attnbook import attention
+
+    calls = _count_calls(monkeypatch, attention, "_attend")
+    layer = MiniMultiHeadAttention(d_model=8, num_heads=2)
+    layer(normal(2, 5, 8))
+    scaled_dot_product_attention(normal(2, 5, 4), normal(2, 5, 4), normal(2, 5, 4))
+    assert len(calls) == 2
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [

@@ -47,13 +47,36 @@ def scaled_dot_product_attention(query, key, value, mask=None):
             ``n_k`` 对不上，或者掩码不是布尔型、不能广播。
     """
     query, key, value = _checks.check_qkv(query, key, value)
+    if mask is not None:
+        mask = _checks.check_mask(mask, _score_shape(query, key))
+    return _attend(query, key, value, mask)
+
+
+def _score_shape(query, key):
+    """分数 Q·Kᵀ 的静态形状 ``(..., n_q, n_k)``，批轴按 matmul 的规则广播。
+
+    批轴不能广播时返回未知形状：掩码先不查，由 matmul 报错，与先乘后查时一样。
+    """
+    try:
+        batch = tf.broadcast_static_shape(query.shape[:-2], key.shape[:-2])
+    except ValueError:
+        return tf.TensorShape(None)
+    return batch.concatenate([query.shape[-2], key.shape[-2]])
+
+
+def _attend(query, key, value, mask=None):
+    """正文的四步，不做检查：调用者须已检查过输入与掩码。
+
+    ``query`` ``(..., n_q, d_k)``，``key`` ``(..., n_k, d_k)``，
+    ``value`` ``(..., n_k, d_v)``；``mask`` 是可广播到
+    ``(..., n_q, n_k)`` 的布尔张量或 None。返回 ``(output, weights)``，
+    形状同 :func:`scaled_dot_product_attention`。
+    """
     d_k = tf.cast(tf.shape(query)[-1], query.dtype)
     # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。先缩放 Q，
     # 只需缩放 n_q·d_k 个数，而不是打分表的 n_q·n_k 个数（n_k > d_k 时更省）。
     # scaled：缩放后的分数，(..., n_q, n_k)
     scaled = tf.matmul(query * tf.math.rsqrt(d_k), key, transpose_b=True)
-    if mask is not None:
-        mask = _checks.check_mask(mask, scaled.shape)
     weights = masked_softmax(scaled, mask)  # 3. 归一：每行总和为 1
     output = tf.matmul(weights, value)  # 4. 加权：(..., n_q, d_v)
     return output, weights
@@ -119,22 +142,29 @@ class MiniMultiHeadAttention(keras.layers.Layer):
     def call(self, x, context=None, attention_mask=None,
              return_attention_scores=False):
         x, context = self._check_inputs(x, context)
+        mask = self._check_attention_mask(attention_mask, x, context)
         batch = tf.shape(x)[0]
         q = self._split_heads(self.wq(x), batch)
         k = self._split_heads(self.wk(context), batch)
         v = self._split_heads(self.wv(context), batch)
-        mask = None
-        if attention_mask is not None:
-            score_shape = (x.shape[0], x.shape[1], context.shape[1])
-            mask = _checks.check_mask(attention_mask, score_shape,
-                                      "attention_mask")
-            for _ in range(3 - mask.shape.rank):
-                mask = mask[None]  # 补齐到 (batch, n_q, n_k) 的秩
-            mask = mask[:, None, :, :]  # (batch, 1, n_q, n_k)：各头共用
         # out：(batch, heads, n_q, depth)；weights：(batch, heads, n_q, n_k)
-        out, weights = scaled_dot_product_attention(q, k, v, mask)
-        out = self.wo(self._merge_heads(out, batch))
+        out, weights = self._compute_attention(q, k, v, mask)
+        out = self._project_output(out, batch)
         return (out, weights) if return_attention_scores else out
+
+    def _compute_attention(self, query, key, value, mask=None):
+        """各头的四步（不再检查），仿 Keras 的 ``_compute_attention``。
+
+        ``query`` ``(batch, heads, n_q, depth)``，``key``、``value``
+        ``(batch, heads, n_k, depth)``，``mask`` ``(batch, 1, n_q, n_k)`` 或
+        None。返回 ``(out, weights)``：``(batch, heads, n_q, depth)`` 与
+        ``(batch, heads, n_q, n_k)``。
+        """
+        return _attend(query, key, value, mask)
+
+    def _project_output(self, out, batch):
+        # 各头拼回 (batch, n_q, d_model)，再做输出投影
+        return self.wo(self._merge_heads(out, batch))
 
     def _check_inputs(self, x, context):
         x = _checks.as_float_tensor("x", x, min_rank=3, max_rank=3)
@@ -148,6 +178,16 @@ class MiniMultiHeadAttention(keras.layers.Layer):
                 f"x {tuple(x.shape)} and context {tuple(context.shape)}."
             )
         return x, context
+
+    def _check_attention_mask(self, attention_mask, x, context):
+        # 掩码只在这里检查一次；返回 (batch, 1, n_q, n_k)，各头共用，或 None
+        if attention_mask is None:
+            return None
+        score_shape = (x.shape[0], x.shape[1], context.shape[1])
+        mask = _checks.check_mask(attention_mask, score_shape, "attention_mask")
+        for _ in range(3 - mask.shape.rank):
+            mask = mask[None]  # 补齐到 (batch, n_q, n_k) 的秩
+        return mask[:, None, :, :]
 
     def compute_output_shape(self, x_shape, context_shape=None):
         """输出的形状 ``(batch, n_q, d_model)``。

@@ -1,62 +1,44 @@
 """Wrong multi-head attention layers for the shape-test exercise: each has one shape bug.
 
-Each mutant is MiniMultiHeadAttention with one step replaced; all take the same
-constructor ``(d_model, num_heads)`` and call ``(x, context=None, attention_mask=None,
+Each mutant is MiniMultiHeadAttention with one step replaced: the attention core
+``_compute_attention`` or the output step ``_project_output``; ``call`` (input and mask
+checks included) is the reference layer's. All take the same constructor
+``(d_model, num_heads)`` and call ``(x, context=None, attention_mask=None,
 return_attention_scores=False)``.
 """
 
 import keras
 
 from .._tf import tf
-from ..attention import MiniMultiHeadAttention, scaled_dot_product_attention
+from ..attention import MiniMultiHeadAttention
 
 
-class _Mutant(MiniMultiHeadAttention):
-    """The reference layer's forward pass, split into steps that a mutant can override."""
-
-    def call(self, x, context=None, attention_mask=None, return_attention_scores=False):
-        context = x if context is None else context
-        batch = tf.shape(x)[0]
-        source = self._key_value_source(x, context)
-        q = self._split_heads(self.wq(x), batch)
-        k = self._split_heads(self.wk(source), batch)
-        v = self._split_heads(self.wv(source), batch)
-        out, weights = scaled_dot_product_attention(q, k, v)  # (b, h, n_q, depth), (b, h, n_q, n_k)
-        out, weights = self._finish(out, batch), self._weights(weights)
-        return (out, weights) if return_attention_scores else out
-
-    def _key_value_source(self, x, context):
-        return context
-
-    def _finish(self, out, batch):
-        return self.wo(self._merge_heads(out, batch))
-
-    def _weights(self, weights):
-        return weights
-
-
-class ForgetsMerge(_Mutant):
+class ForgetsMerge(MiniMultiHeadAttention):
     """Returns the heads as they are: output ``(batch, heads, n_q, depth)``."""
 
-    def _finish(self, out, batch):
+    def _project_output(self, out, batch):
         return out
 
 
-class IgnoresContext(_Mutant):
-    """Takes keys and values from x even in cross-attention: weights ``(b, h, n_q, n_q)``."""
+class IgnoresContext(MiniMultiHeadAttention):
+    """Attends the queries (made from x) to themselves even in cross-attention:
+    weights ``(b, h, n_q, n_q)``."""
 
-    def _key_value_source(self, x, context):
-        return x
+    def _compute_attention(self, query, key, value, mask=None):
+        # The mask fits (n_q, n_k), not this layer's (n_q, n_q): drop it, so that the bug
+        # shows as a wrong shape rather than as a broadcasting error.
+        return super()._compute_attention(query, query, query)
 
 
-class DropsHeadAxis(_Mutant):
+class DropsHeadAxis(MiniMultiHeadAttention):
     """Averages the weights over the heads: ``(batch, n_q, n_k)``."""
 
-    def _weights(self, weights):
-        return tf.reduce_mean(weights, axis=1)
+    def _compute_attention(self, query, key, value, mask=None):
+        out, weights = super()._compute_attention(query, key, value, mask)
+        return out, tf.reduce_mean(weights, axis=1)
 
 
-class WrongOutputWidth(_Mutant):
+class WrongOutputWidth(MiniMultiHeadAttention):
     """Projects the output to the head depth instead of d_model: ``(batch, n_q, depth)``."""
 
     def __init__(self, d_model, num_heads, **kwargs):
