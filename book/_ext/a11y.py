@@ -9,18 +9,54 @@
   #main-content changes, but the switch changes only an attribute of <html>, so on a
   phone the editor's code blocks came back unreachable by keyboard (axe:
   scrollable-region-focusable). A change of that attribute now counts as a resize.
+* English inside Chinese: a run of Latin-letter words in the text (two letters in a row
+  or more: ``Transformer``, ``softmax``, ``attention mechanism``, ``d_model``) is written
+  inside ``<span lang="en">``, so that a screen reader reads it with an English voice
+  instead of spelling it out in a Chinese one. Only the markup changes, never the text;
+  code, formulas and raw HTML are left alone.
 
 The HTML translator in use is wrapped at ``builder-inited`` (after pydata-sphinx-theme's
 and images.py's wrappers), as images.py does.
 """
 
+import re
 import types
 
+from docutils import nodes
 
-class CitationListItemMixin:
+# A word with two Latin letters in a row (identifiers with _ and digits included), and
+# runs of such words separated by spaces or hyphens: one span per phrase.
+_WORD = r"[A-Za-z0-9_]*[A-Za-z]{2}[A-Za-z0-9_]*(?:['’-][A-Za-z0-9_]+)*"
+ENGLISH = re.compile(rf"{_WORD}(?:[ \t\n]+{_WORD})*")
+_CODE = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.math, nodes.comment)
+
+
+class AccessibleMarkupMixin:
     def visit_citation(self, node):
         super().visit_citation(node)
         self.body[-1] = self.body[-1].replace(' role="doc-biblioentry"', ' role="listitem"', 1)
+
+    def visit_Text(self, node):
+        text = node.astext()
+        if (self.protect_literal_text or getattr(self, "in_mailto", False) or not ENGLISH.search(text)
+                or _in_code(node) or (self.settings.language_code or "").startswith("en")):
+            return super().visit_Text(node)
+        out, end = [], 0
+        for match in ENGLISH.finditer(text):
+            out.append(self.encode(text[end:match.start()]))
+            out.append(f'<span lang="en">{self.encode(match.group(0))}</span>')
+            end = match.end()
+        out.append(self.encode(text[end:]))
+        self.body.append("".join(out))
+
+
+def _in_code(node):
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, _CODE) or "pre" in parent.get("classes", ()):
+            return True
+        parent = parent.parent
+    return False
 
 
 # The theme's listener is debounced (300 ms); nothing else of the page listens to resize
@@ -39,7 +75,7 @@ def _wrap_translators(app):
         return
     translators = dict(app.registry.translators) or {app.builder.name: app.builder.default_translator_class}
     for name, klass in translators.items():
-        wrapped = types.new_class(f"Accessible{klass.__name__}", (CitationListItemMixin, klass), {})
+        wrapped = types.new_class(f"Accessible{klass.__name__}", (AccessibleMarkupMixin, klass), {})
         app.set_translator(name, wrapped, override=True)
 
 
