@@ -21,9 +21,13 @@ PIP    := pip==24.3.1
 UV     := uv==0.13.9
 DIST   := _build/dist
 SITE_ZIP := _build/attention-book-html.zip
-# Recreated on every run, outside the checkout; the shell expands TMPDIR.
-WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv
+# Recreated on every run, outside the checkout; the shell expands TMPDIR. Named after the
+# checkout, so two checkouts on one machine never rebuild each other's venv mid-run.
+WHEEL_VENV := $${TMPDIR:-/tmp}/attnbook-wheel-venv-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 JOBS   := $(shell nproc 2>/dev/null || echo 1)
+# The package's unit tests: the tests that need no build, no browser and no PDF (the
+# markers of pytest.ini). Every -m expression below is made from this one.
+UNIT_TESTS := not book and not browser and not build and not pdf
 SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
 .PHONY: book check test wheel-test fresh serve venv clean pdf dist
@@ -32,12 +36,12 @@ SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -
 book: $(HTML)
 
 check: $(STAMP)
-	$(BIN)/python -m pytest -m "not book and not browser and not build and not pdf and not slow" -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -m "$(UNIT_TESTS) and not slow" -n $(JOBS) --dist loadgroup
 
 # The unit tests run once, in wheel-test against the installed wheel; the book venv
 # runs the tests that need the build, Jupyter Book or the PDF.
 test: wheel-test $(PDF) $(SITE_ZIP)
-	$(BIN)/python -m pytest -m "(book or browser or build or pdf) and not notebooks" -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -m "not ($(UNIT_TESTS)) and not notebooks" -n $(JOBS) --dist loadgroup
 
 # The wheel gets exactly the versions of requirements.txt (minus the editable package)
 # as constraints; the tests import it from the venv's site-packages (a test checks).
@@ -58,7 +62,7 @@ wheel-test: $(HTML)
 	"$(WHEEL_VENV)/bin/python" -m pip check
 	cd "$(WHEEL_VENV)" && env -u PYTHONPATH -u PYTHONDONTWRITEBYTECODE ATTNBOOK_WHEEL_VENV="$(WHEEL_VENV)" \
 	  bin/python -m pytest -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
-	  -m "not browser and not build and not pdf and (not book or notebooks)" -n $(JOBS) --dist loadgroup \
+	  -m "$(UNIT_TESTS) or notebooks" -n $(JOBS) --dist loadgroup \
 	  "$(CURDIR)/tests"
 
 fresh: $(STAMP)

@@ -224,3 +224,25 @@ def record_metrics(page: str, metrics: dict):
         old[page] = metrics
         METRICS_FILE.write_text(json.dumps(dict(sorted(old.items())), ensure_ascii=False, indent=2)
                                 + "\n", encoding="utf-8")
+
+
+def screenshot_problems(png: bytes, width: int, theme: str, images=()) -> list[str]:
+    """What a full-page screenshot shows wrong: a width other than the viewport's ``width``
+    (the page scrolls sideways), a background (its median grey) of the other ``theme``
+    ("light" or "dark"), or an image of ``images`` (what IMAGES_JS returns) not drawn."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    shot = Image.open(io.BytesIO(png))
+    problems = []
+    if shot.width != width:
+        problems.append(f"{shot.width} px wide, not the viewport's {width}: the page scrolls sideways")
+    grey = float(np.median(np.asarray(shot.convert("L"))))
+    if (grey < 128) != (theme == "dark"):
+        problems.append(f"the background's median grey is {grey:.0f}/255: not the {theme} theme")
+    problems += [f"image not drawn: {image['src']}" for image in images
+                 if not image["complete"] or image["width"] == 0]
+    return problems
+

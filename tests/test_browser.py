@@ -30,7 +30,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from browsing import ARTIFACTS, IMAGES_JS, Server, Watched, fmt, prefix_of_404
+from browsing import ARTIFACTS, IMAGES_JS, Server, Watched, fmt, prefix_of_404, screenshot_problems
 from buildfiles import HTML, SECTION, glossary_entries, html_pages
 
 pytestmark = pytest.mark.browser
@@ -375,18 +375,23 @@ def test_server_redirects_and_404s(server, site):
 
 
 def test_screenshots(server, watch):
-    """Artefacts for a person to look at; written whatever the other tests say."""
+    """Artefacts for a person to look at, each checked for what it must show: the whole
+    page at the viewport's width, in its theme, every image drawn, no console error; the
+    search page with its results."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shots = [
-        ("section-desktop.png", dict(viewport=DESKTOP), SECTION_HTML),
-        ("section-phone.png", dict(viewport=PHONE), SECTION_HTML),
-        ("section-dark.png", dict(viewport=DESKTOP, color_scheme="dark"), SECTION_HTML),
+        ("section-desktop.png", dict(viewport=DESKTOP), "light"),
+        ("section-phone.png", dict(viewport=PHONE), "light"),
+        ("section-dark.png", dict(viewport=DESKTOP, color_scheme="dark"), "dark"),
     ]
-    for name, options, page in shots:
+    failures = []
+    for name, options, theme in shots:
         w = watch(**options)
-        w.open(server.url + page)
-        w.page.evaluate(IMAGES_JS)
-        w.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        w.open(server.url + SECTION_HTML)
+        images = w.page.evaluate(IMAGES_JS)
+        png = w.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        failures += [f"{name}: {p}" for p in screenshot_problems(png, options["viewport"]["width"], theme, images)]
+        failures += [f"{name}: {p}" for p in w.problems()]
     w = watch(viewport=DESKTOP)
     w.page.goto(f"{server.url}search.html?q={quote(SEARCH_TERMS[0])}", wait_until="load")
     try:
@@ -394,9 +399,12 @@ def test_screenshots(server, watch):
             "() => (document.querySelector('#search-results .search-summary')?.innerText || '').trim()",
             timeout=30_000)
     finally:
-        w.page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
-    for name in ("section-desktop.png", "section-phone.png", "section-dark.png", "search.png"):
-        assert (ARTIFACTS / name).stat().st_size > 0
+        png = w.page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
+    failures += [f"search.png: {p}" for p in screenshot_problems(png, DESKTOP["width"], "light")]
+    found = w.page.locator("#search-results ul.search li").count()
+    if not found:
+        failures.append(f"search.png: no result for {SEARCH_TERMS[0]}")
+    assert not failures, "screenshots:" + fmt(failures)
 
 
 # --- the section page's 只看原文 switch ----------------------------------------------------

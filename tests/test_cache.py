@@ -3,7 +3,8 @@
 The copy has the book's configuration, extensions and templates, a tiny package in its
 own code/ (on the kernel's PYTHONPATH) and two executed pages, one of which prints a
 value from that package. Each case runs the plain ``jupyter-book build`` command a
-reader types, and reads from its log which pages executed.
+reader types, and reads from its log which pages executed: an edit to a page's prose,
+to its code, to the package, to an extension in book/_ext or to requirements.txt.
 """
 
 import os
@@ -131,6 +132,20 @@ def test_package_edit_executes_the_pages_and_shows_the_new_output(book):
     assert "第二版" in html(book, "uses")
     executed = (book / "_build" / "jupyter_execute" / "book" / "uses.ipynb").read_text(encoding="utf-8")
     assert "第二版" in executed, "the downloadable notebook keeps the old output"
+
+
+def test_extension_edit_writes_every_page_again_and_executes_nothing(book):
+    """Sphinx alone would not notice: the extensions' sources are the environment's version."""
+    before = index_entries(book)
+    tooltip = "下载全书 PDF（含构建时的真实输出）"
+    assert all(tooltip in html(book, page) for page in ("index", "uses", "plain"))
+    edit(book / "book" / "_ext" / "book_pdf.py", tooltip, "改过的扩展写的提示")
+    log = build_log(book)
+    assert not EXECUTED.findall(log), "an extension edit ran the pages' code again"
+    for page in ("index", "uses", "plain"):
+        assert "改过的扩展写的提示" in html(book, page), f"{page}.html was not written again"
+    assert "build environment version not current" in log, log[-3000:]
+    assert index_entries(book) == before, "the search index lost entries"
 
 
 def test_requirements_edit_executes_again(book):

@@ -11,7 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from attnbook import cost, tf  # noqa: E402
-from attnbook.bench import evaluate_targets, measure_variants  # noqa: E402
+from attnbook.bench import evaluate_targets  # noqa: E402
+from attnbook.measurements import measure_variants  # noqa: E402
 from attnbook.plots import setup  # noqa: E402
 from attnbook.plots.cost import VARIANT_STYLE, rnn_vs_attention_time, variant_costs  # noqa: E402
 

@@ -202,7 +202,8 @@ def test_the_api_page_is_found():
     assert "attnbook" in modules and "attnbook.cost" in modules, modules
     names = [name for name, _ in API]
     for expected in ["attnbook.scaled_dot_product_attention", "attnbook.MiniMultiHeadAttention",
-                     "attnbook.masks.padding_leak", "attnbook.bench.measure_mha",
+                     "attnbook.masks.padding_leak", "attnbook.measurements.measure_mha",
+                     "attnbook.bench.evaluate_targets",
                      "attnbook.scaling.METRICS", "attnbook.toy.ReversalModel.encode",
                      "attnbook.plots.setup"]:
         assert expected in names
@@ -331,10 +332,3 @@ def test_line_breaks_between_chinese_characters_are_joined():
     paragraph, block = tree.children
     assert paragraph.astext() == "可广播到同一形状，True 表示可以看；(n,\nn)\n形状。"
     assert block.astext() == "代码\n保持原样"
-
-
-def test_the_line_break_extension_is_registered():
-    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    assert re.search(r"^\s+cjk_linebreaks: book/_ext$", config, re.M)
-    extensions = re.search(r"^\s+extensions: \[(.*?)\]", config, re.M | re.S).group(1)
-    assert "cjk_linebreaks" in re.split(r"[\s,]+", extensions)

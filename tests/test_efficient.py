@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from attnbook import scaled_dot_product_attention, tf
-from attnbook.bench import prepare_variant, run_variant
+from attnbook.measurements import prepare_variant, run_variant
 from attnbook.cost import peak_memory, score_table
 from attnbook.efficient import (
     chunked_attention,

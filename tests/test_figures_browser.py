@@ -27,7 +27,7 @@ import pytest
 from matplotlib import colormaps
 from PIL import Image
 
-from browsing import ARTIFACTS, fmt
+from browsing import ARTIFACTS, fmt, screenshot_problems
 from buildfiles import HTML, SECTION, soup
 
 pytestmark = pytest.mark.browser
@@ -350,8 +350,10 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
 
 @pytest.mark.parametrize("theme", ["light", "dark", "dark-picked-on-light-system"])
 def test_section_screenshots(theme, server, watch):
+    """The whole section page in each theme, as the reader sees it once the theme is
+    picked: the picture must be in that theme, at the viewport's width."""
     w = open_in_theme(watch, server, f"{SECTION}.html", theme)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"section-{theme}.png"
-    w.page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 0
+    png = w.page.screenshot(path=str(SHOTS / f"section-{theme}.png"), full_page=True)
+    problems = screenshot_problems(png, DESKTOP["width"], theme.split("-")[0]) + w.problems()
+    assert not problems, f"section-{theme}.png:" + fmt(problems)

@@ -27,7 +27,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 import attnbook.plots  # noqa: E402
-from attnbook.plots import _style, cost, figure_svg, flow, heatmaps, setup, wiring  # noqa: E402
+from attnbook.plots import _theme, cost, figure_svg, flow, heatmaps, setup, wiring  # noqa: E402
 from attnbook.plots import scaling as scaling_plots  # noqa: E402
 from attnbook.scaling import measure_scaling  # noqa: E402
 from buildfiles import ROOT, load_extension  # noqa: E402
@@ -172,7 +172,7 @@ def test_the_checker_catches_font_problems(label, kwargs, caplog):
 figures_ext = load_extension("figures")
 HEATMAP_CASES = [case for case in CASES if case.function.__module__ == heatmaps.__name__]
 # Colours a figure may draw with besides the theme's: the outlined dashes over a heat map.
-OVER_THE_MAP = {to_hex(_style.OUTLINE_LINE), to_hex(_style.OUTLINE_EDGE)}
+OVER_THE_MAP = {to_hex(_theme.OUTLINE_LINE), to_hex(_theme.OUTLINE_EDGE)}
 CSS = (ROOT / "book" / "_static" / "figures.css").read_text(encoding="utf-8")
 # The page backgrounds figures sit on: pydata-sphinx-theme 0.17's and the editor's boxes
 # (book/_static/book.css), light and dark.
@@ -196,9 +196,9 @@ def _style_colours(svg):
 def test_figures_draw_only_in_theme_colours(case):
     """A fixed black, grey or white would vanish on one of the two themes."""
     svg = _svg_of(case)
-    allowed = set(_style.THEME_COLOURS) | (OVER_THE_MAP if case in HEATMAP_CASES else set())
+    allowed = set(_theme.THEME_COLOURS) | (OVER_THE_MAP if case in HEATMAP_CASES else set())
     assert _style_colours(svg) - allowed == set()
-    assert figures_ext.figure_metadata(svg)["colours"] == _style.THEME_COLOURS
+    assert figures_ext.figure_metadata(svg)["colours"] == _theme.THEME_COLOURS
 
 
 @pytest.mark.parametrize("case", HEATMAP_CASES, ids=lambda c: c.function.__name__)
@@ -271,21 +271,21 @@ def _contrast(a, b):
 
 def test_css_gives_every_colour_role_a_light_and_a_dark_value():
     light, dark = _css_block(":root"), _css_block('html[data-theme="dark"]')
-    assert set(light) == set(_style.THEME_COLOURS.values())
-    viridis = matplotlib.colormaps[_style.CMAP]
-    for i, (colour, shade) in enumerate(zip(_style.ACCENTS, _style.ACCENT_SHADES)):
+    assert set(light) == set(_theme.THEME_COLOURS.values())
+    viridis = matplotlib.colormaps[_theme.CMAP]
+    for i, (colour, shade) in enumerate(zip(_theme.ACCENTS, _theme.ACCENT_SHADES)):
         assert light[f"accent-{i}"] == colour
-        assert dark[f"accent-{i}"] == to_hex(viridis(shade + _style.DARK_SHIFT))
+        assert dark[f"accent-{i}"] == to_hex(viridis(shade + _theme.DARK_SHIFT))
         # Lines and box edges: at least 3:1 against every page they sit on (WCAG 1.4.11).
         assert min(_contrast(colour, page) for page in LIGHT_PAGES) >= 3
         assert min(_contrast(dark[f"accent-{i}"], page) for page in DARK_PAGES) >= 3
     assert light["paper"] == "transparent"
     # Ink and muted follow the theme's text colours; without them, their light values.
-    assert light["ink"] == f"var(--pst-color-text-base, {_style.INK})"
-    assert light["muted"] == f"var(--pst-color-text-muted, {_style.MUTED})"
+    assert light["ink"] == f"var(--pst-color-text-base, {_theme.INK})"
+    assert light["muted"] == f"var(--pst-color-text-muted, {_theme.MUTED})"
     # Lighter step by step in both themes, so the order of the steps reads in grey too.
     for values in (light, dark):
-        grey = [_contrast(values[f"accent-{i}"], "#000000") for i in range(len(_style.ACCENTS))]
+        grey = [_contrast(values[f"accent-{i}"], "#000000") for i in range(len(_theme.ACCENTS))]
         assert grey == sorted(grey)
 
 

@@ -17,10 +17,15 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from pdfbook import assemble, colophon, contents, document, fonts, toc
-from pdfbook.printing import Printer
-
 ROOT = Path(__file__).resolve().parents[1]
+# The checkout's root, so that the colophon can import book/_ext/execution.py as
+# book._ext.execution (folders without __init__.py are namespace packages) and find
+# the build's execution cache by its key.
+sys.path.append(str(ROOT))
+
+from pdfbook import assemble, colophon, contents, document, fonts, toc  # noqa: E402
+from pdfbook.printing import Printer  # noqa: E402
+
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 OUT = BUILD / "pdf" / "attention-book.pdf"

@@ -11,6 +11,11 @@ jupyter-cache). This extension closes it and speeds the build up:
   page, finds nothing in the new folder and executes every page again; a page whose own
   code cells change misses the cache in the same folder and runs alone. Prose edits run
   nothing. Old folders beyond the newest few are deleted.
+* **A version for what renders the pages.** Sphinx does not notice an edit to an
+  extension. This extension's ``env_version`` is a hash of every file of ``book/_ext``,
+  so after such an edit Sphinx finds the saved environment's version out of date,
+  starts a new environment and reads and writes every page again. The pages' code does
+  not run again: the cache key above does not cover the extensions.
 * **Parallel execution.** Before Sphinx reads the pages (``env-before-read-docs``), the
   pages that miss the cache run here, as many at a time as the machine has cores, and
   their outputs go into the cache; myst-nb then reads every page from it. A page whose
@@ -59,8 +64,16 @@ def dependency_key(root, inputs=("code", "requirements.txt")):
     Covers every file under the ``inputs`` (folders walked recursively, caches and
     build folders left out), the Python version and ipykernel's version.
     """
-    digest = hashlib.sha256()
-    digest.update(f"{sys.version}|ipykernel {ipykernel.__version__}".encode())
+    return _files_digest(root, inputs, salt=f"{sys.version}|ipykernel {ipykernel.__version__}")
+
+
+def extensions_key(root, inputs=("book/_ext",)):
+    """A short hash of every file of the book's extensions: what turns a page into HTML."""
+    return _files_digest(root, inputs)
+
+
+def _files_digest(root, inputs, salt=""):
+    digest = hashlib.sha256(salt.encode())
     for path in _input_files(Path(root), inputs):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
@@ -221,4 +234,6 @@ def setup(app):
     app.connect("config-inited", _set_cache_path)
     app.connect("env-before-read-docs", _execute_missing)
     app.connect("doctree-read", _write_executed)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # A new hash makes Sphinx start a new environment: every page read and written again.
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": extensions_key(app.confdir)}

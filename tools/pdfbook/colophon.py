@@ -2,19 +2,22 @@
 
 The book prints timings and memory figures measured while its pages ran, so the PDF
 says when the pages' code ran (the newest record of the execution cache that the
-build used, see book/_ext/execution.py), when the PDF was printed, on what machine
-(CPU count, Python and TensorFlow versions), from which commit, and with which version
-of the companion package.
+build used, found by the key of book/_ext/execution.py), when the PDF was printed, on
+what machine (CPU count, Python and TensorFlow versions), from which commit, and with
+which version of the companion package.
 """
 
 import html
 import importlib.metadata
-import importlib.util
 import os
 import platform
 import subprocess
 import tomllib
 from datetime import datetime, timezone
+
+from jupyter_cache import get_cache
+
+from book._ext.execution import dependency_key  # the checkout's root is on the path (tools/pdf.py)
 
 UNKNOWN = "未知"
 
@@ -72,12 +75,7 @@ def commit(root):
 
 def executed_at(root, build_dir):
     """When the pages' code last ran: the newest record of the build's execution cache."""
-    spec = importlib.util.spec_from_file_location("execution", root / "book" / "_ext" / "execution.py")
-    execution = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(execution)
-    from jupyter_cache import get_cache
-
-    folder = build_dir / ".jupyter_cache" / execution.dependency_key(root)
+    folder = build_dir / ".jupyter_cache" / dependency_key(root)
     if not folder.is_dir():
         return UNKNOWN
     records = get_cache(str(folder)).list_cache_records()

@@ -5,8 +5,9 @@
 ``matplotlib.figure.Figure``；:func:`figure_svg` 把它写成本书网页所用的 SVG。
 """
 
-from ._style import CMAP, setup
+from ._style import setup
 from ._svg import figure_svg
+from ._theme import CMAP
 from .cost import rnn_vs_attention_time, variant_costs
 from .flow import signal_flow
 from .heatmaps import alignment_table, head_grid, mask_comparison, reversal_alignment, weights_heatmap

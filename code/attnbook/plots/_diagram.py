@@ -3,7 +3,7 @@
 from matplotlib.colors import to_rgb
 from matplotlib.patches import FancyBboxPatch
 
-from ._style import INK, accent
+from ._theme import INK, accent
 
 BOX_H = 1.0
 

@@ -1,7 +1,7 @@
 """A figure as the book's SVG: sized like the PNG it replaces, with its data inside.
 
 :func:`figure_svg` writes one ``<metadata id="attnbook">`` element with JSON into the
-SVG: the colour roles of ``_style.THEME_COLOURS`` and, for a heat map, every panel's
+SVG: the colour roles of ``_theme.THEME_COLOURS`` and, for a heat map, every panel's
 table (rows = queries, columns = keys), axis names, tick labels and the ``id`` of the
 ``<image>`` that draws it. The book's build reads it to make the figure theme-aware and
 the heat map readable cell by cell; a notebook simply ignores it.
@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ._style import THEME_COLOURS
+from ._theme import THEME_COLOURS
 
 METADATA_ID = "attnbook"
 _PANELS = "_attnbook_heatmaps"

@@ -1,7 +1,7 @@
 """Figures of the cost ledger (成本账), drawn from measured data passed in as arguments.
 
-The functions only draw: the numbers come from :mod:`attnbook.bench` (or any source of
-the same shape), so the drawing can be tested with made-up data. Call
+The functions only draw: the numbers come from :mod:`attnbook.measurements` (or any
+source of the same shape), so the drawing can be tested with made-up data. Call
 :func:`attnbook.plots.setup` first. Each series has its own colour, marker and line
 style, so the figures read in grey as well.
 """
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
-from ._style import accent
+from ._theme import accent
 
 # name -> (Chinese label, marker, line style, accent step)
 VARIANT_STYLE = {
@@ -57,7 +57,7 @@ def rnn_vs_attention_time(lengths, rnn_ms, attention_ms, rnn_train_ms=None, atte
     """循环层与注意力的前向时间（以及训练步时间）随序列长度的变化。
 
     ``lengths``、``rnn_ms`` 与 ``attention_ms`` 是等长的数字序列（时间以毫秒计），
-    例如来自 :func:`attnbook.bench.measure_rnn_vs_attention`。给出 ``rnn_train_ms`` 与
+    例如来自 :func:`attnbook.measurements.measure_rnn_vs_attention`。给出 ``rnn_train_ms`` 与
     ``attention_train_ms`` 时，下方再画一幅训练步（前向加反向）的时间。返回这幅图。
     """
     panels = [("前向时间（毫秒）", rnn_ms, attention_ms, "前向")]
@@ -81,7 +81,7 @@ def variant_costs(results):
 
     ``results`` 把变体名（``full``、``chunked``、``window``、``linear``；其他名字用中性
     样式画）映射到 ``{"n": [...], "time_ms": [...], "peak_mib": [...]}``，例如来自
-    :func:`attnbook.bench.measure_variants`；``peak_mib`` 可以是 None。缺失的值
+    :func:`attnbook.measurements.measure_variants`；``peak_mib`` 可以是 None。缺失的值
     （``None``）不画；完全没有内存数据时只画时间一幅子图。返回这幅图。
     """
     if not results:

@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._style import MUTED, accent
+from ._theme import MUTED, accent
 
 # Colour, marker and line style all differ, so the curves stay apart in grey too.
 _CURVES = {

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
 from ._diagram import BOX_H, arrow, box
-from ._style import MUTED
+from ._theme import MUTED
 
 _ROWS = {"Q": 2.6, "K": 1.3, "V": 0.0}
 _X = {"source": 1.15, "qkv": 4.35, "attention": 7.55, "output": 10.55}
