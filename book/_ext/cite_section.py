@@ -10,6 +10,7 @@ the checkout's, marked when the work tree had changes. Each has a 复制 button;
 reader's date of access (引用日期), which a build cannot know, is filled in by the page.
 """
 
+import importlib.metadata
 import re
 import subprocess
 import tomllib
@@ -32,6 +33,17 @@ def commit_facts(root):
     except (OSError, subprocess.CalledProcessError, ValueError):
         return UNKNOWN, UNKNOWN
     return (f"{sha[:12]}-dirty" if dirty else sha[:12]), date
+
+
+def edition(root):
+    """The companion package's version in this checkout, else the installed one's."""
+    pyproject = root / "code" / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("version", UNKNOWN)
+    try:
+        return importlib.metadata.version("attnbook")
+    except importlib.metadata.PackageNotFoundError:
+        return UNKNOWN
 
 
 def site_url(repository_url):
@@ -66,10 +78,9 @@ def citations(*, authors, part, book, edition, commit, date, url, pagename):
 def _facts(app):
     if not hasattr(app, "_cite_facts"):
         root = Path(app.confdir)
-        project = tomllib.loads((root / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         commit, date = commit_facts(root)
         repository = (app.config.html_theme_options or {}).get("repository_url", "")
-        app._cite_facts = {"edition": project.get("version", UNKNOWN), "commit": commit, "date": date,
+        app._cite_facts = {"edition": edition(root), "commit": commit, "date": date,
                            "root": site_url(repository)}
     return app._cite_facts
 

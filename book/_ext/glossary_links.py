@@ -29,7 +29,8 @@ _ENGLISH = re.compile(r"英文\s*([^；;（(]+)")
 _SKIP = (nodes.title, nodes.caption, nodes.reference, nodes.literal, nodes.literal_block, nodes.math,
          nodes.math_block, nodes.raw, nodes.block_quote, nodes.term, nodes.comment, nodes.FixedTextElement,
          addnodes.desc_signature, addnodes.pending_xref, addnodes.glossary, nodes.rubric)
-_SKIP_CLASSES = {"editorial-label", "editorial-title", "claim-quote", "cell_output", "voice-switch"}
+_SKIP_CLASSES = {"editorial-label", "editorial-title", "claim-quote", "cell_output", "voice-switch",
+                 "editor-notes"}  # the list of notes: every link in it lands on a note
 
 
 def glossary_anchors(text):
