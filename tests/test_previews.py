@@ -2,7 +2,7 @@
 
 book/_ext/glossary_links.py names each glossary anchor after the term's English name and
 links the first use of each term in the editor's prose; book/_ext/previews.py puts into
-each page a preview of every term, section, figure, table, equation, citation, API
+each page (as JSON) a preview of every term, section, figure, table, equation, citation, API
 object and exercise its links point to, and previews.js shows them. Read from the build:
 the anchors, where the links are (never in the author's text), and that every preview
 names a target that exists and holds no id and no link. In Chromium: hover shows the
@@ -13,6 +13,7 @@ is fetched from another host.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -137,29 +138,33 @@ def test_the_section_page_links_terms_in_its_editorial_blocks():
     assert not s.select(".editorial-title a.glossary-term-link")
 
 
+def stored_previews(page_soup):
+    """{address: {'kind', 'html'}} of a page's previews, or None when it has none."""
+    store = page_soup.select_one("script#attnbook-previews")
+    return None if store is None else json.loads(store.string)
+
+
 @pytest.mark.book
 @pytest.mark.parametrize("page", CONTENT_PAGES)
 def test_every_preview_names_an_existing_target(page):
     if page.startswith("<"):
         pytest.fail("no build in _build/html: run `make book` first")
     s = soup(page)
-    store = s.select_one("template#attnbook-previews")
-    if store is None:
+    items = stored_previews(s)
+    if items is None:
         assert not s.select("article a.glossary-term-link"), f"{page} links terms but has no previews"
         return
+    assert items, f"{page}: an empty set of previews"
     bad = []
-    items = store.find_all("div", attrs={"data-key": True}, recursive=False)
-    assert items, f"{page}: an empty template of previews"
-    for item in items:
-        key = item["data-key"]
+    for key, item in items.items():
         path, _, fragment = key.partition("#")
         target = HTML / path
         if not target.is_file() or (fragment and f'id="{fragment}"' not in target.read_text(encoding="utf-8")):
             bad.append(f"{key}: no such target")
-        if item.select("[id], a"):
+        copy = BeautifulSoup(item["html"], "html.parser")
+        if copy.select("[id], a"):
             bad.append(f"{key}: the copy keeps an id or a link")
-        # bs4 leaves a <template>'s text out of get_text(): read the copy on its own.
-        if not BeautifulSoup(item.decode_contents(), "html.parser").get_text(strip=True):
+        if not copy.get_text(strip=True):
             bad.append(f"{key}: empty")
     assert not bad, f"{page}:\n  " + "\n  ".join(bad)
 
@@ -168,8 +173,7 @@ def test_every_preview_names_an_existing_target(page):
 def test_previews_cover_terms_sections_figures_and_citations():
     kinds = set()
     for page in CONTENT_PAGES:
-        store = soup(page).select_one("template#attnbook-previews")
-        kinds |= {d["data-kind"] for d in (store.find_all("div", recursive=False) if store else [])}
+        kinds |= {item["kind"] for item in (stored_previews(soup(page)) or {}).values()}
     assert {"term", "section", "figure", "citation"} <= kinds, kinds
 
 

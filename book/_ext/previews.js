@@ -1,4 +1,4 @@
-// Link previews (book/_ext/previews.py inlines this after the page's <template> of previews).
+// Link previews (book/_ext/previews.py inlines this after the page's JSON of previews).
 // A link whose target has a preview shows it on hover (after a short pause) and on
 // keyboard focus. It stays while the pointer is over the link or the preview, and goes on
 // Esc, when the pointer leaves both, or when focus leaves the link (WCAG 1.4.13).
@@ -8,7 +8,7 @@
   if (!store) return;
   const SHOW_MS = 150, HIDE_MS = 250;
   const root = new URL(document.documentElement.dataset.content_root || "./", location.href);
-  const previews = new Map([...store.content.children].map((d) => [d.dataset.key, d]));
+  const previews = new Map(Object.entries(JSON.parse(store.textContent)));
   const tip = document.createElement("div");
   tip.id = "attnbook-preview";
   tip.className = "attnbook-preview";
@@ -38,8 +38,8 @@
     if (current === a) return;
     hide();
     const preview = previews.get(a.dataset.previewKey);
-    tip.replaceChildren(...[...preview.cloneNode(true).childNodes]);
-    tip.dataset.kind = preview.dataset.kind;
+    tip.innerHTML = preview.html;  // written by the build from the book's own pages
+    tip.dataset.kind = preview.kind;
     tip.hidden = false;
     place(a);
     a.setAttribute("aria-describedby", tip.id);

@@ -16,9 +16,9 @@ API object     the signature and the first paragraph of its docstring
 exercise       the exercise's title and first paragraph
 =============  ==============================================================
 
-The copies go into one inert ``<template id="attnbook-previews">`` at the end of the page
-(never rendered, read or printed), each under the target's address relative to the
-site's root; ``previews.js``, inlined after it, shows the one for a link on hover or on
+The copies go into one JSON ``<script type="application/json" id="attnbook-previews">`` at
+the end of the page (data: never rendered, read or printed, and no ``<math>`` of it counts
+as a formula of the page), each under the target's address relative to the site's root; ``previews.js``, inlined after it, shows the one for a link on hover or on
 focus, and hides it on Esc, on moving away or on blur (WCAG 1.4.13: the pointer may move
 onto the preview, and it stays). Nothing is fetched, at build time or in the browser: a
 page carries the previews of its own links. Copies lose their ids and their links, so an
@@ -26,13 +26,14 @@ id is never doubled and a preview holds nothing to Tab to.
 """
 
 import html
+import json
 import posixpath
 from pathlib import Path
 
 from bs4 import BeautifulSoup
 
 SCRIPT = (Path(__file__).parent / "previews.js").read_text(encoding="utf-8")
-MARK = '<template id="attnbook-previews">'
+MARK = '<script type="application/json" id="attnbook-previews">'
 # Links that never get a preview: the page's own tables of contents, and the permalinks.
 NOT_LINKS = ".toctree-wrapper, .headerlink, .bd-toc, nav, .editor-notes"
 _HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
@@ -148,9 +149,9 @@ def _write_previews(app, exception):
         text = texts[name]
         if not wanted or MARK in text:
             continue
-        items = "".join(f'<div data-key="{html.escape(key)}" data-kind="{targets[key][0]}">{targets[key][1]}</div>'
-                        for key in wanted)
-        block = f"{MARK}{items}</template>\n<script>{SCRIPT}</script>\n"
+        data = json.dumps({key: {"kind": targets[key][0], "html": targets[key][1]} for key in wanted},
+                          ensure_ascii=False).replace("<", "\\u003c")  # never a tag, nor </script>
+        block = f"{MARK}{data}</script>\n<script>{SCRIPT}</script>\n"
         files[name].write_text(text.replace("</body>", block + "</body>", 1), encoding="utf-8")
 
 
