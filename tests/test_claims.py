@@ -1,21 +1,28 @@
-"""The claims ledger's sources agree, checked without a build.
+"""The claims ledger: every verdict is computed from recorded values, and can fail.
 
-book/claims.yml quotes the manuscript; tests, cells and editor's corrections name the
-claims they back (book/_ext/claims.py finds them the same way at build time). A claim
-with no backing, or a backing that names no claim, fails here before any build.
+book/claims.yml quotes the manuscript and states a check for each claim; the evaluator
+in book/_ext/claims.py decides it from the values the book's cells glued. The unit tests
+here run the evaluator on values made up for the purpose (no build): a value that breaks
+a check flips the verdict, and a check that names an unrecorded value, meets a NaN or is
+malformed cannot decide and fails. The ``book`` tests at the end read the built ledger.
 """
 
+import json
+import math
 import re
+from types import SimpleNamespace
 
 import pytest
 
 import manuscript
-from buildfiles import ROOT, load_extension
+from buildfiles import EXECUTED, ROOT, load_extension, soup
 
 claims_ext = load_extension("claims")
 CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
-IDS = {claim["id"] for claim in CLAIMS}
+BY_ID = {claim["id"]: claim for claim in CLAIMS}
+IDS = set(BY_ID)
 PAGES = sorted((ROOT / "book").rglob("*.md"))
+CheckError = claims_ext.CheckError
 
 
 def cell_tags():
@@ -29,9 +36,14 @@ def cell_tags():
     return found
 
 
-def corrections():
+def notes_on_claims():
+    """Claim ids named by ``:correction:`` or ``:qualifies:`` (several, space-separated)."""
     return {claim_id for page in PAGES
-            for claim_id in re.findall(r"^:correction: (\S+)", page.read_text(encoding="utf-8"), re.M)}
+            for ids in re.findall(r"^:(?:correction|qualifies): (.+)$", page.read_text(encoding="utf-8"), re.M)
+            for claim_id in re.split(r"[\s,]+", ids.strip())}
+
+
+# --- claims.yml itself ------------------------------------------------------------------
 
 
 def test_at_least_twenty_claims():
@@ -44,23 +56,52 @@ def test_quote_is_the_manuscripts_word_for_word(claim):
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda claim: claim["id"])
-def test_every_claim_has_a_backing(claim):
-    backing = {"test": claims_ext.test_backings(ROOT / "tests").get(claim["id"]),
-               "cell": cell_tags().get(claim["id"]),
-               "correction": claim["id"] in corrections(),
-               "literature": claim.get("unverifiable")}
-    assert claims_ext.status_of(backing), f"claim {claim['id']!r} has no test, cell, correction or literature"
+def test_every_claim_is_decided_by_a_check_or_names_its_literature(claim):
+    assert ("check" in claim) != bool(claim.get("unverifiable")), claim["id"]
+    if "check" in claim:
+        check = claim["check"]
+        for key in ("holds", "partly", *check.get("let", {})):
+            expression = check.get(key) or check.get("let", {}).get(key)
+            if expression:
+                claims_ext.parse_expression(expression)
+        for template in [check.get("values", ""), *check["reason"].values()]:
+            claims_ext.template_names(template)
+    else:
+        assert str(claim.get("reason", "")).strip(), f"{claim['id']}: a literature claim says why"
+
+
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if "check" in c], ids=lambda claim: claim["id"])
+def test_every_value_a_check_reads_is_glued_by_a_page(claim):
+    """Static: each name a check reads appears in a glue(...) call of some page (a name
+    glued as an f-string, ``glue(f"scale_max_diff_{name}", …)``, matches by its ends)."""
+    plain, patterns = set(), set()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        plain |= set(re.findall(r'glue\("(\w+)"', text))
+        patterns |= set(re.findall(r'glue\(f"(\w*)\{\w+\}(\w*)"', text))
+    check = claim["check"]
+    let = set(check.get("let") or {})
+    names = set()
+    for expression in [check["holds"], check.get("partly", ""), *(check.get("let") or {}).values()]:
+        if expression:
+            names |= set(claims_ext.parse_expression(expression)[1])
+    for template in [check.get("values", ""), *check["reason"].values()]:
+        names |= set(claims_ext.template_names(template))
+    unknown = sorted(n for n in names - let - plain
+                     if not any(n.startswith(a) and n.endswith(b) for a, b in patterns))
+    assert not unknown, f"{claim['id']}: no page glues {unknown}"
 
 
 def test_every_backing_names_a_claim():
-    named = set(claims_ext.test_backings(ROOT / "tests")) | set(cell_tags()) | corrections()
-    assert named - IDS == set(), "tests, cell tags or corrections name claims not in claims.yml"
+    named = set(claims_ext.test_backings(ROOT / "tests")) | set(cell_tags()) | notes_on_claims()
+    assert named - IDS == set(), "tests, cell tags or editor's notes name claims not in claims.yml"
 
 
 def test_cited_literature_is_in_the_bibliography():
     bib = (ROOT / "book" / "references.bib").read_text(encoding="utf-8")
     keys = set(re.findall(r"^@\w+\{([^,]+),", bib, re.M))
     cited = {key for claim in CLAIMS for key in claim.get("unverifiable", [])}
+    cited |= {key for claim in CLAIMS for key in re.findall(r"\{cite:[tp]\}`(\w+)`", str(claim.get("note", "")))}
     assert cited <= keys, cited - keys
 
 
@@ -70,4 +111,302 @@ def test_the_scan_finds_a_marked_test(tmp_path):
         'import pytest\n\n@pytest.mark.claim("a")\ndef test_a():\n    pass\n\n'
         '@pytest.mark.slow\ndef test_b():\n    pass\n', encoding="utf-8")
     assert claims_ext.test_backings(tmp_path) == {"a": [("tests/test_x.py", "test_a", 4)]}
-    assert claims_ext.status_of({}) is None
+
+
+# --- the evaluator: verdicts flip with the values ----------------------------------------
+
+TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2,
+           "forward_ms_gru": [3.1, 4.2, 9.7, 17.5], "forward_ms_attention": [1.4, 1.6, 2.9, 7.6],
+           "train_ms_gru": [7.7, 10.8, 23.7, 46.3], "train_ms_attention": [2.0, 3.1, 6.6, 23.0]}
+
+
+def verdict(claim_id, **values):
+    return claims_ext.evaluate(BY_ID[claim_id], values)
+
+
+@pytest.mark.parametrize("slope, kind", [(1.02, "holds"), (0.5, "partly"), (-0.45, "fails")])
+def test_the_throughput_verdict_follows_the_slope(slope, kind):
+    result = verdict("training-throughput", train_throughput_slope_attention=slope,
+                     train_throughput_slope_gru=0.11, **TIMINGS)
+    assert result.kind == kind
+    assert f"{slope:.2f}" in result.values
+    assert result.label == claims_ext.VERDICTS[kind]
+
+
+def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
+    assert verdict("short-sequences", **TIMINGS).kind == "holds"
+    slower = dict(TIMINGS, forward_ms_attention=[1.4, 1.6, 2.9, 30.8])   # the issue's n = 512
+    result = verdict("short-sequences", **slower)
+    assert result.kind == "partly"
+    assert "30.8" in result.values and "64、128、256" in result.reason
+    never = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
+    assert verdict("short-sequences", **never).kind == "fails"
+
+
+QUADRATIC = {"score_growth_pairs": [10 ** 4, 10 ** 6, 10 ** 8, 10 ** 10], "variant_lengths": [2048, 4096, 8192]}
+
+
+@pytest.mark.parametrize("time_slope, memory_slope, kind", [
+    (1.99, 1.95, "holds"), (2.59, 1.95, "partly"), (2.59, 1.2, "fails")])
+def test_the_quadratic_verdict_reads_both_measured_slopes(time_slope, memory_slope, kind):
+    result = verdict("quadratic-growth", variant_time_slope_full=time_slope,
+                     variant_memory_slope_full=memory_slope, **QUADRATIC)
+    assert result.kind == kind
+    assert f"时间 {time_slope:.2f}" in result.values
+
+
+def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():
+    flat = {"scaling_max_weight_d_model": [0.06] * 8, "scaling_max_weight_head_depth": [0.17] * 8,
+            "scaling_uniform_weight": 1 / 32}
+    assert verdict("full-dim-saturates", **flat).kind == "fails"
+    peaked = dict(flat, scaling_max_weight_d_model=[0.95] * 8)
+    assert verdict("full-dim-saturates", **peaked).kind == "holds"
+
+
+def test_a_row_sum_off_by_more_than_the_tolerance_fails():
+    assert verdict("weights-sum-to-one", walkthrough_row_sum_max_deviation=1.2e-7,
+                   walkthrough_min_weight=0.01).kind == "holds"
+    assert verdict("weights-sum-to-one", walkthrough_row_sum_max_deviation=1e-3,
+                   walkthrough_min_weight=0.01).kind == "fails"
+
+
+def test_literature_claims_are_not_measured():
+    result = claims_ext.evaluate(BY_ID["heads-specialise"], {})
+    assert result.kind == "literature" and result.label == "无法在本书中验证" and result.reason
+
+
+# --- the evaluator: a check that cannot decide fails ---------------------------------------
+
+
+def test_a_value_no_cell_recorded_cannot_decide():
+    values = dict(TIMINGS)
+    del values["train_ms_attention"]
+    with pytest.raises(CheckError, match="train_ms_attention.*no cell recorded"):
+        verdict("short-sequences", **values)
+
+
+def test_a_nan_value_cannot_decide():
+    with pytest.raises(CheckError, match="NaN"):
+        verdict("training-throughput", train_throughput_slope_attention=math.nan,
+                train_throughput_slope_gru=0.11, **TIMINGS)
+    with pytest.raises(CheckError, match="NaN"):
+        verdict("short-sequences", **dict(TIMINGS, train_ms_gru=[7.7, math.nan, 23.7, 46.3]))
+
+
+def test_nan_stored_by_glue_is_read_back_as_nan(tmp_path):
+    """attnbook.glue stores NaN as the string "nan" in JSON; the ledger reads it back as NaN."""
+    path = tmp_path / "page.glue.json"
+    path.write_text(json.dumps({
+        "slope": {"data": {"application/json": {"value": "nan"}, "text/plain": "nan"}},
+        "ms": {"data": {"application/json": {"value": [1.5, "inf"]}}},
+        "other": {"data": {"text/plain": "'no raw value'"}},
+    }), encoding="utf-8")
+    values = claims_ext.read_glue_values(path)
+    assert math.isnan(values["slope"]) and values["ms"] == [1.5, math.inf] and "other" not in values
+
+
+def check(holds, partly=None, reason=None):
+    body = {"holds": holds, "reason": {"holds": "是", "partly": "部分", "fails": "否", **(reason or {})}}
+    if partly:
+        body["partly"] = partly
+    return {"id": "made-up", "quote": "…", "check": body}
+
+
+@pytest.mark.parametrize("expression", [
+    "x.__class__", "open('f')", "__import__('os')", "(lambda: 1)()", "max(x, key=abs)",
+    "[].append(1)", "_secret", "x := 1", "{'a': 1}", "f'{x}'",
+])
+def test_unsafe_or_unknown_syntax_is_refused(expression):
+    with pytest.raises(CheckError):
+        claims_ext.evaluate(check(expression), {"x": 1, "_secret": 2, "f": 3})
+
+
+def test_a_check_that_is_not_true_or_false_cannot_decide():
+    with pytest.raises(CheckError, match="not true or false"):
+        claims_ext.evaluate(check("x + 1"), {"x": 1})
+
+
+def test_a_check_that_raises_cannot_decide():
+    with pytest.raises(CheckError, match="ZeroDivisionError"):
+        claims_ext.evaluate(check("1 / x > 0"), {"x": 0})
+
+
+def test_a_template_field_may_only_name_a_value():
+    with pytest.raises(CheckError, match="template field"):
+        claims_ext.evaluate(check("x > 0", reason={"holds": "{x.__class__}"}), {"x": 1})
+
+
+def test_a_claim_with_neither_check_nor_literature_cannot_decide():
+    with pytest.raises(CheckError, match="neither a check nor literature"):
+        claims_ext.evaluate({"id": "bare", "quote": "…"}, {})
+
+
+def test_comprehensions_see_the_values_and_templates_format_lists():
+    claim = check("all(a < b for a, b in zip(xs, ys))", "any(a < b for a, b in zip(xs, ys))",
+                  reason={"partly": "快的长度 {fast}"})
+    claim["check"]["let"] = {"fast": "[n for n, a, b in zip(ns, xs, ys) if a < b]"}
+    claim["check"]["values"] = "{xs:.1f} 对 {ys:.1f}；形状 {shape:shape}"
+    result = claims_ext.evaluate(claim, {"xs": [1.0, 3.0], "ys": [2.0, 2.0], "ns": [64, 128], "shape": [2, 8]})
+    assert (result.kind, result.reason, result.values) == ("partly", "快的长度 64", "1.0、3.0 对 2.0、2.0；形状 (2, 8)")
+
+
+class _Env(SimpleNamespace):
+    pass
+
+
+def test_the_build_turns_every_undecidable_check_into_a_warning(tmp_path, monkeypatch):
+    """The consistency check of the build (``env-check-consistency``) warns, so ``-W``
+    fails the build, for a value no cell recorded and for a value glued on two pages."""
+    (tmp_path / "claims.yml").write_text(
+        "- id: a\n  quote: q\n  check:\n    holds: 'missing > 0'\n    reason: {holds: y, fails: n}\n"
+        "- id: b\n  quote: q\n  check:\n    holds: 'twice > 0'\n    reason: {holds: y, fails: n}\n",
+        encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    warnings = []
+    monkeypatch.setattr(claims_ext.logger, "warning", lambda message, **kw: warnings.append(message))
+    env = _Env(srcdir=str(tmp_path), claim_cells={}, claim_pages={},
+               claim_values={"p1": {"twice": 1}, "p2": {"twice": 2}})
+    app = SimpleNamespace(env=env, config=SimpleNamespace(claims_file="claims.yml", claims_tests="tests",
+                                                          claims_run_tests=False))
+    claims_ext._check_consistency(app, env)
+    assert any("'missing', a value no cell recorded" in w for w in warnings), warnings
+    assert any("'twice' is glued on both p1 and p2" in w for w in warnings), warnings
+    assert env.claim_verdicts["a"] is None and env.claim_verdicts["b"]["kind"] == "holds"
+
+
+# --- the built ledger -------------------------------------------------------------------
+
+
+def ledger_rows():
+    return soup("book/claims").select("table.claims-ledger tbody tr")
+
+
+@pytest.mark.book
+def test_every_row_shows_a_computed_verdict_and_its_values():
+    rows = ledger_rows()
+    assert len(rows) == len(CLAIMS)
+    counts = {}
+    for row, claim in zip(rows, CLAIMS):
+        cells = row.find_all("td")
+        values, status = cells[2].get_text(strip=True), cells[3].select_one(".claim-status").get_text(strip=True)
+        assert status in claims_ext.VERDICTS.values(), row.get_text()
+        assert bool(values.strip("—")) == ("check" in claim), row.get_text()
+        counts[status] = counts.get(status, 0) + 1
+    print("verdicts:", counts)
+
+
+def printed(page, pattern):
+    """The first match of ``pattern`` in the printed outputs of an executed page."""
+    nb = json.loads((EXECUTED / f"{page}.ipynb").read_text(encoding="utf-8"))
+    text = "".join("".join(o.get("text", "")) for cell in nb["cells"] for o in cell.get("outputs", []))
+    found = re.search(pattern, text)
+    assert found, pattern
+    return found.group(1)
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("claim_id, page, pattern", [
+    ("training-throughput", "book/ch04/cost", r"注意力训练吞吐对 n 的斜率：(-?[\d.]+)"),
+    ("quadratic-growth", "book/ch04/cost", r"完整注意力.*?斜率：时间 ([\d.]+)"),
+    ("short-sequences", "book/ch04/cost", r"n = 512：前向 GRU +[\d.]+ ms、注意力 +([\d.]+) ms"),
+])
+def test_the_rows_show_what_their_cells_print(claim_id, page, pattern):
+    row = soup("book/claims").find("tr", id=f"claim-{claim_id}")
+    assert printed(page, pattern) in row.find_all("td")[2].get_text(), row.get_text()
+
+
+@pytest.mark.book
+def test_every_verdict_but_holds_is_on_the_errata_page():
+    not_holding = {row["id"] for row in ledger_rows()
+                   if row.select_one(".claim-status").get_text(strip=True) != claims_ext.VERDICTS["holds"]}
+    listed = {a["href"].split("#")[-1] for a in soup("book/errata").select("ul.claims-errata a[href]")
+              if "claims.html#" in a["href"]}
+    assert not_holding and listed == not_holding
+
+
+# --- the environment collectors (parallel reads merge what each page holds) -------------------
+
+
+def page_with_a_claim_cell(docname="p"):
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    doctree = new_document(docname)
+    cell = nodes.container(nb_element="cell_code", cell_metadata={"tags": ["editorial", "claim-a", "claim-a"]})
+    doctree += cell
+    return doctree, cell
+
+
+def test_the_collector_reads_tagged_cells_and_the_values_glued_on_the_page(tmp_path):
+    (tmp_path / "ch").mkdir()
+    (tmp_path / "ch" / "p.glue.json").write_text(json.dumps({
+        "slope": {"data": {claims_ext.VALUE_MIME: {"value": 0.5}}},
+        "stale": {"data": {claims_ext.VALUE_MIME: {"value": 1}}}}), encoding="utf-8")
+    env = _Env(docname="ch/p", nb_metadata={"ch/p": {"glue": ["slope"]}},
+               mystnb_config=SimpleNamespace(output_folder=str(tmp_path)))
+    doctree, cell = page_with_a_claim_cell()
+    collector = claims_ext.ClaimsCollector()
+    collector.process_doc(SimpleNamespace(env=env), doctree)
+    assert env.claim_cells == {"ch/p": [("a", "claim-a"), ("a", "claim-a-2")]}
+    assert cell["ids"] == ["claim-a", "claim-a-2"]
+    assert env.claim_values == {"ch/p": {"slope": 0.5}}   # only what this read glued
+    collector.clear_doc(None, env, "ch/p")
+    assert env.claim_cells == {} and env.claim_values == {}
+
+
+def test_the_collectors_merge_what_parallel_readers_collected():
+    editorial_ext = load_extension("editorial")
+    for collector, stores in [(claims_ext.ClaimsCollector(), claims_ext.ClaimsCollector.STORES),
+                              (editorial_ext.EditorialCollector(), editorial_ext.EditorialCollector.STORES)]:
+        main = _Env(**{store: {"kept": 1} for store in stores})
+        worker = _Env(**{store: {"read": 2, "other": 3} for store in stores})
+        collector.merge_other(None, main, {"read"}, worker)
+        assert all(getattr(main, store) == {"kept": 1, "read": 2} for store in stores)
+
+
+# --- the marked tests decide too: they run on the build ------------------------------------
+
+JUNIT = """<?xml version="1.0"?><testsuites><testsuite>
+<testcase classname="tests.test_a" name="test_ok[1]"/>
+<testcase classname="tests.test_a" name="test_ok[2]"><failure message="no"/></testcase>
+<testcase classname="tests.test_b.TestGroup" name="test_fine"/>
+<testcase classname="tests.test_b" name="test_skipped"><skipped message="later"/></testcase>
+</testsuite></testsuites>"""
+
+
+def test_a_junit_report_gives_each_test_its_worst_outcome():
+    assert claims_ext.parse_junit(JUNIT) == {"tests/test_a.py::test_ok": "failed",
+                                             "tests/test_b.py::test_fine": "passed",
+                                             "tests/test_b.py::test_skipped": "skipped"}
+
+
+def test_a_failing_test_makes_its_claim_fail_and_is_an_error():
+    values = {"score_pairs_n1000": 1_000_000}
+    passed = {"million-pairs": [("tests/test_cost.py::test_x", "passed")]}
+    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, passed)
+    assert (verdicts["million-pairs"].kind, verdicts["million-pairs"].tests, errors) == ("holds", "passed", [])
+    failed = {"million-pairs": [("tests/test_cost.py::test_x", "failed")]}
+    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, failed)
+    assert verdicts["million-pairs"].kind == "fails" and "test_x" in verdicts["million-pairs"].reason
+    assert errors and "did not pass on this build" in errors[0]
+
+
+def test_the_marked_tests_run_once_per_change(tmp_path, monkeypatch):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "def test_good():\n    assert 1 + 1 == 2\n\n\ndef test_bad():\n    assert 1 + 1 == 3\n", encoding="utf-8")
+    ids = ["tests/test_t.py::test_good", "tests/test_t.py::test_bad"]
+    results = claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+    assert results == {ids[0]: "passed", ids[1]: "failed"}
+    monkeypatch.setattr(claims_ext.subprocess, "run", lambda *a, **k: pytest.fail("ran again"))
+    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results") == results
+    (tmp_path / "tests" / "test_t.py").write_text("def test_good():\n    pass\n", encoding="utf-8")
+    with pytest.raises(pytest.fail.Exception, match="ran again"):
+        claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+
+
+def test_a_test_that_cannot_run_counts_as_failed(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text("def test_good(:\n    pass\n", encoding="utf-8")
+    ids = ["tests/test_t.py::test_good"]
+    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "r") == {ids[0]: "failed"}

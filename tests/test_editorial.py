@@ -199,17 +199,18 @@ def resolves(page, href):
     return not split.fragment or soup(str(target.resolve().relative_to(HTML))).find(id=split.fragment) is not None
 
 
-def test_the_ledger_has_twenty_claims_each_with_a_status_and_a_backing():
+def test_the_ledger_has_twenty_claims_each_with_a_verdict_and_a_backing():
+    """Columns: 编号, 原稿的论断, 本次构建的数值, 判定, 依据 (tests/test_claims.py checks the verdicts)."""
     rows = ledger_rows()
     assert len(rows) >= 20
     counts = {}
     for row in rows:
         cells = row.find_all("td")
-        status, backing = cells[2].get_text(strip=True), cells[3].get_text(strip=True)
-        assert status in {"由单元格计算", "由测试断言", "编者更正", "无法在本书中验证"}, row.get_text()
+        status, backing = cells[3].select_one(".claim-status").get_text(strip=True), cells[4].get_text(strip=True)
+        assert status in {"成立（本次构建实测）", "部分成立", "不成立（本次构建实测）", "无法在本书中验证"}, row.get_text()
         assert backing, row.get_text()
         counts[status] = counts.get(status, 0) + 1
-    print("claims by status:", counts)
+    print("claims by verdict:", counts)
 
 
 def test_every_ledger_link_lands():
@@ -230,11 +231,16 @@ def test_cells_that_back_claims_carry_their_anchor():
 
 
 def test_the_notes_page_lists_every_titled_note_and_its_links_land():
-    titled = sum(1 for page in html_pages() for box in soup(page).select(".editorial:not(.editorial-page)")
-                 if box.select_one(".editorial-title").get_text(strip=True) not in ("编者", "编者 · 更正"))
+    """Every titled note, every block or anchor that corrects or qualifies the manuscript."""
+    listed = 0
+    for page in html_pages():
+        for box in soup(page).select(".editorial:not(.editorial-page), .editorial-anchor"):
+            title = box.select_one(".editorial-title")
+            kind = {"correction", "qualifies", "editorial-anchor"} & set(box["class"])
+            listed += bool(kind) or title.get_text(strip=True) != "编者"
     links = [a["href"] for a in soup("book/errata").select("ul.editor-notes a[href]")]
     print(f"editor's notes: {len(links)}")
-    assert len(links) == titled and titled >= 3
+    assert len(links) == listed and listed >= 3
     assert all(resolves("book/errata.html", href) for href in links)
     corrections = soup("book/errata").get_text().count("更正原稿")
     assert corrections >= 1

@@ -10,11 +10,11 @@ Exercise ids are never typed here: they come from the catalog, by answer name.
 """
 
 import importlib
+import os
 import pkgutil
 import re
 import subprocess
 import sys
-import threading
 import time
 import unicodedata
 
@@ -31,6 +31,7 @@ from attnbook.exercises import (CATALOG, CONCEPTUAL, EXERCISES, FAILED, PASSED, 
 from attnbook.exercises.__main__ import main
 from attnbook.exercises.buggy import BuggyMultiHeadAttention
 from attnbook.exercises.catalog import SECTION
+import exercise_answers as A
 from buildfiles import ROOT, load_extension
 
 S = solutions
@@ -119,10 +120,16 @@ def solution_blocks(text):
 
 
 def test_catalog_ids_follow_the_order_of_the_book():
-    """Sphinx numbers the exercises 4.5.N by position (numbering.py, enumerable_prefix)."""
+    """Sphinx numbers the exercises 4.5.N by position, with the catalog's SECTION as the
+    prefix (numbering.py); _config.yml does not write the number a second time."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    prefix = config["sphinx"]["config"]["enumerable_prefix"]["exercise"]
-    assert ".".join(str(n) for n in prefix) == SECTION
+    assert "exercise" not in config["sphinx"]["config"].get("enumerable_prefix", {})
+
+    class Config:
+        enumerable_prefix = {}
+
+    load_extension("numbering")._exercise_prefix(None, Config)
+    assert ".".join(str(n) for n in Config.enumerable_prefix["exercise"]) == SECTION
     assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
     assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
     assert CONCEPTUAL and set(CONCEPTUAL) == {ex.id for ex in CATALOG} - set(EXERCISES)
@@ -161,14 +168,20 @@ def test_each_coding_exercise_has_one_solution_that_checks_it():
         assert names == ([exercise.answer_name] if exercise.coding else []), label
 
 
-def test_every_checker_module_serves_the_catalog():
-    """Each checker a module defines is one the catalog asks for, and in that module."""
-    defined = {}
+def test_every_checker_serves_exactly_one_exercise_of_the_catalog():
+    """The catalog holds the Checker objects themselves; each one the _ex_ modules define
+    is the checker of one coding exercise, and no exercise's checker lives elsewhere."""
+    from attnbook.exercises._core import Checker
+
+    defined = []
     for info in pkgutil.iter_modules(exercises.__path__):
         if info.name.startswith("_ex_"):
             module = importlib.import_module(f"attnbook.exercises.{info.name}")
-            defined.update({name: info.name for name in module.CHECKERS})
-    assert defined == {ex.answer_name: ex.checker for ex in EXERCISES.values()}
+            defined += [value for value in vars(module).values() if isinstance(value, Checker)]
+    used = [ex.checker for ex in EXERCISES.values()]
+    assert all(isinstance(checker, Checker) for checker in used)
+    assert sorted(map(id, defined)) == sorted(map(id, used)) and len(set(map(id, used))) == len(used)
+    assert all(ex.checker is None for ex in CATALOG if not ex.coding)
 
 
 def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():
@@ -306,24 +319,25 @@ def test_seed_makes_the_report_reproducible():
     assert str(check(SDPA, wrong)) != str(check(SDPA, wrong))  # fresh inputs by default
 
 
-def test_time_limit_must_be_positive():
-    with pytest.raises(ValueError, match="time_limit"):
-        check(SDPA, S.scaled_dot_product_attention, time_limit=0)
+@pytest.mark.parametrize("limit", [0, -1, float("nan"), float("inf"), "5", True])
+def test_time_limit_must_be_a_finite_positive_number(limit):
+    with pytest.raises(ValueError, match="time_limit 必须是有限的正数"):
+        check(SDPA, S.scaled_dot_product_attention, time_limit=limit)
 
 
 # --- planted mistakes: shapes -------------------------------------------------------
 
 
 def shapes_depth_is_d_model(batch, n_q, n_k, d_model, num_heads):
-    return {**S.attention_shapes(batch, n_q, n_k, d_model, num_heads), "query": (batch, num_heads, n_q, d_model)}
+    return {**A.attention_shapes(batch, n_q, n_k, d_model, num_heads), "query": (batch, num_heads, n_q, d_model)}
 
 
 def shapes_swapped(batch, n_q, n_k, d_model, num_heads):
-    return {**S.attention_shapes(batch, n_k, n_q, d_model, num_heads), "output": (batch, n_q, d_model)}
+    return {**A.attention_shapes(batch, n_k, n_q, d_model, num_heads), "output": (batch, n_q, d_model)}
 
 
 def shapes_without_transpose(batch, n_q, n_k, d_model, num_heads):
-    return {**S.attention_shapes(batch, n_q, n_k, d_model, num_heads),
+    return {**A.attention_shapes(batch, n_q, n_k, d_model, num_heads),
             "key": (batch, n_k, num_heads, d_model // num_heads)}
 
 
@@ -375,11 +389,11 @@ def shape_test_always_fails(layer_cls):
 
 
 def cross_roles_swapped(x, context, wq, wk, wv):
-    return S.cross_attention(context, x, wq, wk, wv)
+    return A.cross_attention(context, x, wq, wk, wv)
 
 
 def padding_inverted(lengths, max_len):
-    return tf.logical_not(S.padding_mask(lengths, max_len))
+    return tf.logical_not(A.padding_mask(lengths, max_len))
 
 
 def padding_all_true(lengths, max_len):
@@ -387,7 +401,7 @@ def padding_all_true(lengths, max_len):
 
 
 def padding_float(lengths, max_len):
-    return tf.cast(S.padding_mask(lengths, max_len), tf.float32)
+    return tf.cast(A.padding_mask(lengths, max_len), tf.float32)
 
 
 def padding_two_d(lengths, max_len):
@@ -400,15 +414,15 @@ def decoder_upper(lengths, n):
 
 
 def decoder_causal_only(lengths, n):
-    return tf.broadcast_to(S.decoder_mask([n], n), (len(lengths), n, n))
+    return tf.broadcast_to(A.decoder_mask([n], n), (len(lengths), n, n))
 
 
 def decoder_padding_only(lengths, n):
-    return tf.broadcast_to(S.padding_mask(lengths, n), (len(lengths), n, n))
+    return tf.broadcast_to(A.padding_mask(lengths, n), (len(lengths), n, n))
 
 
 def bytes_in_mib(n_q, n_k, batch=1, heads=1, dtype="float32"):
-    return S.score_table_bytes(n_q, n_k, batch, heads, dtype) / 2**20
+    return A.score_table_bytes(n_q, n_k, batch, heads, dtype) / 2**20
 
 
 def bytes_without_itemsize(n_q, n_k, batch=1, heads=1, dtype="float32"):
@@ -416,12 +430,24 @@ def bytes_without_itemsize(n_q, n_k, batch=1, heads=1, dtype="float32"):
 
 
 def linear_via_softmax(query, key, value):
-    return S.scaled_dot_product_attention(query, key, value)[0]
+    return A.scaled_dot_product_attention(query, key, value)[0]
 
 
 def linear_with_table(query, key, value):
     a = tf.matmul(tf.nn.elu(query) + 1, tf.nn.elu(key) + 1, transpose_b=True)  # (n_q, n_k)
     return (a @ value) / tf.reduce_sum(a, -1, keepdims=True)
+
+
+def linear_with_rank4_table(query, key, value):
+    phi_q, phi_k = tf.nn.elu(query) + 1, tf.nn.elu(key) + 1
+    table = tf.matmul(phi_q[..., :, None, :], tf.linalg.matrix_transpose(phi_k)[..., None, :, :])  # (..., n_q, 1, n_k)
+    return tf.squeeze(tf.matmul(table, value[..., None, :, :]), -2) / tf.reduce_sum(table, -1)
+
+
+def linear_quadratic_when_eager(query, key, value):
+    if tf.executing_eagerly():
+        return linear_with_table(query, key, value)
+    return A.linear_attention(query, key, value)
 
 
 def linear_in_numpy(query, key, value):
@@ -455,8 +481,11 @@ PLANTED = [  # (the answer's name, a wrong answer, what the report must say)
     ("score_table_bytes", bytes_in_mib, "看起来单位不是字节"),
     ("score_table_bytes", bytes_without_itemsize, "看起来忘了乘每个数所占的字节数"),
     ("linear_attention", linear_via_softmax, "看起来算的是 softmax 注意力"),
-    ("linear_attention", linear_via_softmax, "你的实现构造了 n×n 的张量"),
-    ("linear_attention", linear_with_table, "你的实现构造了 n×n 的张量（算子 BatchMatMulV2 输出 (1, 256, 192)）"),
+    ("linear_attention", linear_via_softmax, "你的实现构造了随 n_q × n_k 增长的张量"),
+    ("linear_attention", linear_with_table, "用 tf.function 追踪时你的实现构造了随 n_q × n_k 增长的张量"
+                                            "（算子 BatchMatMulV2 输出 (1, 512, 384)；"),
+    ("linear_attention", linear_with_rank4_table, "（算子 BatchMatMulV2 输出 (1, 512, 1, 384)；"),
+    ("linear_attention", linear_quadratic_when_eager, "直接（eager）运行时你的实现构造了随 n_q × n_k 增长的张量"),
     ("linear_attention", linear_in_numpy, "请只用 TensorFlow 算子来写"),
 ]
 
@@ -545,17 +574,18 @@ def test_subclassing_the_reference_layer_fails():
 
 
 def test_layer_built_under_mixed_bfloat16_is_accepted(mixed_bfloat16):
-    built = set()
-
-    class Fixed(S.FixedMultiHeadAttention):
+    class Fixed(A.FixedMultiHeadAttention):
         def call(self, x, context=None, return_attention_scores=False):
-            built.add((self.wq.compute_dtype, self.wq.variable_dtype))
+            dtypes = (self.wq.compute_dtype, self.wq.variable_dtype)
+            if dtypes != ("bfloat16", "float32"):  # it really runs in bfloat16, in the child
+                raise TypeError(f"built as {dtypes}")
             return super().call(x, context, return_attention_scores)
 
     verdict = check(ID["FixedMultiHeadAttention"], Fixed)
     assert verdict.passed, str(verdict)
-    assert built == {("bfloat16", "float32")}  # it really ran in bfloat16
     assert keras.config.dtype_policy().name == "mixed_bfloat16"  # the reader's policy is kept
+    keras.config.set_dtype_policy("float32")  # the same layer under float32 fails: the child used the policy
+    assert "built as ('float32', 'float32')" in report(ID["FixedMultiHeadAttention"], Fixed)
 
 
 def in_bfloat16(attention):
@@ -570,8 +600,8 @@ def in_bfloat16(attention):
     [
         ("FixedMultiHeadAttention", BuggyMultiHeadAttention, "那一行还没改对"),
         ("shape_test", S.shape_test, None),
-        ("scaled_dot_product_attention", in_bfloat16(S.scaled_dot_product_attention), None),
-        ("scaled_dot_product_attention", in_bfloat16(attention_variant(scale=False)), "看起来没有除以 √d_k"),
+        ("scaled_dot_product_attention", in_bfloat16(A.scaled_dot_product_attention), "精度低于输入的 float32"),
+        ("scaled_dot_product_attention", in_bfloat16(attention_variant(scale=False)), "精度低于输入的 float32"),
     ],
     ids=["buggy-layer", "shape-test", "bfloat16-attention", "bfloat16-unscaled"],
 )
@@ -584,8 +614,23 @@ def test_bfloat16_tolerance_still_tells_right_from_wrong(mixed_bfloat16, name, a
 # --- robustness ----------------------------------------------------------------------
 
 
-def test_hanging_answer_times_out_quickly():
+def gone(pid, within=5.0):
+    """Whether process ``pid`` has ended (within a few seconds)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_hanging_answer_times_out_quickly_and_its_process_ends(tmp_path):
+    pid_file = tmp_path / "pid"
+
     def hangs(query, key, value, mask=None):
+        pid_file.write_text(str(os.getpid()))
         while True:
             time.sleep(0.05)
 
@@ -593,8 +638,8 @@ def test_hanging_answer_times_out_quickly():
     text = report(SDPA, hangs, time_limit=1)
     assert time.perf_counter() - start < 5
     assert "超时：超过 1 秒没有返回" in text and "其余 7 个用例未运行。" in text
-    time.sleep(0.5)  # the abandoned thread is told to stop and does not burn CPU forever
-    assert "attnbook-exercise" not in [thread.name for thread in threading.enumerate()]
+    pid = int(pid_file.read_text())
+    assert pid != os.getpid() and gone(pid)  # it ran in the child, and the child was killed
 
 
 def raising_answer(query, key, value, mask=None):

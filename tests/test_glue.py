@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnbook import glue as glue_module
-from attnbook.glue import GLUE_PREFIX, glue
+from attnbook.glue import GLUE_PREFIX, VALUE_MIME, glue
 
 
 def test_outside_ipython_it_returns_the_value_and_records_nothing(capsys):
@@ -23,7 +23,21 @@ def test_inside_a_kernel_it_writes_myst_nbs_hidden_glue_output(monkeypatch):
     assert kw["raw"] is True
     assert kw["metadata"] == {"scrapbook": {"name": "errors", "mime_prefix": GLUE_PREFIX}}
     assert bundle[GLUE_PREFIX + "text/plain"] == f"{float(np.float32(3.9e-07))!r}、nan"
-    assert bundle[GLUE_PREFIX + "application/json"] == {"value": [float(np.float32(3.9e-07)), "nan"]}
+    assert bundle[GLUE_PREFIX + VALUE_MIME] == {"value": [float(np.float32(3.9e-07)), "nan"]}
+
+
+def test_the_output_is_a_valid_notebook_output(monkeypatch):
+    """nbformat accepts a JSON object only under a ``…json`` MIME type ending in +json."""
+    import nbformat
+
+    shown = []
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())
+    monkeypatch.setattr("IPython.display.display", lambda bundle, **kw: shown.append((bundle, kw)))
+    glue("shapes", [[2, 8, 8], [2, 8, 8]])
+    (bundle, kw), = shown
+    output = nbformat.v4.new_output("display_data", data=bundle, metadata=kw["metadata"])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=[output])])
+    nbformat.validate(nb)
 
 
 @pytest.mark.parametrize("value, plain", [

@@ -1,46 +1,342 @@
-"""The claims ledger (论断核对表), built from what backs each claim, so it cannot drift.
+"""The claims ledger (论断核对表): every verdict is computed from the values this build recorded.
 
-``book/claims.yml`` lists the manuscript's checkable claims, each quoted word for word.
-What backs a claim is found where it lives:
+``book/claims.yml`` lists the manuscript's checkable claims, each quoted word for word,
+and states for each how it is decided (the check language is documented at the top of
+that file and implemented below):
 
-* tests: a test function decorated ``@pytest.mark.claim("<id>")`` in ``tests/*.py``,
-  read from the source without running it -> 由测试断言;
-* cells: a code cell tagged ``claim-<id>`` on any page; the cell gets the HTML id
-  ``claim-<id>`` so the ledger can link to it -> 由单元格计算;
-* corrections: an editor's note ``:::{editorial}`` with ``:correction: <id>``
-  (editorial.py) -> 编者更正;
-* literature: ``unverifiable: [bibtex keys]`` in claims.yml -> 无法在本书中验证.
+* ``check:`` a predicate on named values that cells of this build recorded with
+  ``attnbook.glue`` (myst-nb's glue data). The ledger evaluates it at build time and
+  shows the values, a one-line reason and the verdict: 成立（本次构建实测）, 部分成立 or
+  不成立（本次构建实测）;
+* ``unverifiable:`` bibtex keys, for a claim no code in this book can measure:
+  无法在本书中验证, with the literature and the reason.
 
-``:::{claims-ledger}`` renders the table: the quotes, notes and citations when the page
-is read, the status and the links once every page is read. A claim with no backing, or
-a tag, marker or correction that names no claim, is a build warning (an error under
-``-W``). tests/test_claims.py checks the same without a build.
+The verdict never comes from a tag. What else backs a claim is listed beside it: the
+code cells tagged ``claim-<id>`` (they get the HTML id ``claim-<id>``), the tests marked
+``@pytest.mark.claim("<id>")``, and the editor's notes marked ``:correction: <id>`` or
+``:qualifies: <id>`` (editorial.py). The marked tests run during the build, once per
+change of the code and tests (their results are kept in ``_build/.claims-tests``): a
+claim whose test fails on this build is 不成立 whatever its check says, and the build
+fails.
+
+The build fails (a warning under ``-W``) when a check names a value no cell recorded,
+when a recorded value it uses is NaN, when it does not evaluate to true or false, when a
+claim has neither a check nor literature, or when a tag, marker or note names no claim.
+
+``:::{claims-ledger}`` renders the table; ``:::{claims-errata}`` lists every claim whose
+verdict is not 成立, for the 编者注与勘误 page. tests/test_claims.py tests the evaluator.
 """
 
 import ast
+import hashlib
+import json
+import math
 import re
+import string
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
 TAG_PREFIX = "claim-"
-STATUS = {"correction": "编者更正", "cell": "由单元格计算", "test": "由测试断言", "literature": "无法在本书中验证"}
+VERDICTS = {"holds": "成立（本次构建实测）", "partly": "部分成立",
+            "fails": "不成立（本次构建实测）", "literature": "无法在本书中验证"}
+UNDECIDED = "无法判定（构建失败）"
+VALUE_MIME = "application/vnd.attnbook.value+json"  # attnbook.glue.VALUE_MIME, prefix stripped
 
 
 def load_claims(path):
-    """The claims of ``claims.yml``: a list of dicts with ``id``, ``quote`` and optional
-    ``unverifiable`` (bibtex keys) and ``note``."""
+    """The claims of ``claims.yml``: a list of dicts with ``id``, ``quote`` and either
+    ``check`` or ``unverifiable`` (bibtex keys) with ``reason``; optional ``note``."""
     claims = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     ids = [claim["id"] for claim in claims]
     if len(ids) != len(set(ids)):
         raise ValueError(f"claims.yml repeats an id: {sorted(i for i in ids if ids.count(i) > 1)}")
     return claims
+
+
+# --- the check language ---------------------------------------------------------------
+
+
+class CheckError(ValueError):
+    """A check that cannot decide: it names an unknown value, meets a NaN, or is malformed."""
+
+
+def near(a, b, tol):
+    """``|a - b| <= tol``: the one way a check compares floats for equality."""
+    return abs(a - b) <= tol
+
+
+FUNCTIONS = {"all": all, "any": any, "len": len, "abs": abs, "min": min, "max": max,
+             "sum": sum, "zip": zip, "sorted": sorted, "round": round, "sqrt": math.sqrt,
+             "near": near}
+_ALLOWED = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
+    ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+    ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
+    ast.IfExp, ast.Call, ast.Name, ast.Load, ast.Store, ast.Constant, ast.List, ast.Tuple,
+    ast.Subscript, ast.Slice, ast.ListComp, ast.GeneratorExp, ast.comprehension,
+)
+
+
+def parse_expression(text):
+    """``(code, names)`` for a check expression: restricted Python, no attributes, no
+    keywords, no lambdas, calls only to :data:`FUNCTIONS`. ``names`` are the values it
+    reads (comprehension variables and functions left out). Raises :class:`CheckError`."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as error:
+        raise CheckError(f"not an expression: {text!r} ({error.msg})") from None
+    bound = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise CheckError(f"{type(node).__name__} is not allowed in a check: {text!r}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
+                                               and not node.keywords):
+            raise CheckError(f"a check may only call {sorted(FUNCTIONS)} (no keywords): {text!r}")
+        if isinstance(node, ast.Name) and node.id.startswith("_"):
+            raise CheckError(f"names starting with _ are not allowed: {text!r}")
+        if isinstance(node, ast.comprehension):
+            bound |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    names = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                and node.id not in bound and node.id not in FUNCTIONS and node.id not in names):
+            names.append(node.id)
+    return compile(tree, "<check>", "eval"), names
+
+
+def template_names(template):
+    """The value names a reason or values template inserts (``{name}`` or ``{name:.2f}``)."""
+    names = []
+    for _, field_name, spec, conversion in string.Formatter().parse(str(template)):
+        if field_name is None:
+            continue
+        if not field_name.isidentifier() or conversion or "{" in (spec or ""):
+            raise CheckError(f"a template field must be {{name}} or {{name:format}}: {template!r}")
+        if field_name not in names:
+            names.append(field_name)
+    return names
+
+
+def format_value(value, spec=""):
+    """A value as the ledger prints it: lists joined with 、, booleans as 是/否, and the
+    format ``shape`` for a list of integers written as a shape ``(2, 8, 8)``."""
+    if spec == "shape" and isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return "(" + ", ".join(map(str, value)) + ")"
+    if isinstance(value, (list, tuple)):
+        return "、".join(format_value(v, spec) for v in value) or "无"
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    if spec == "shape":
+        spec = ""
+    return format(value, spec)
+
+
+def fill(template, values):
+    """``template`` with each ``{name:spec}`` replaced by ``format_value``."""
+    out = []
+    for literal, field_name, spec, _ in string.Formatter().parse(str(template)):
+        out.append(literal)
+        if field_name is not None:
+            out.append(format_value(values[field_name], spec or ""))
+    return "".join(out)
+
+
+def _has_nan(value):
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(v) for v in value)
+    return False
+
+
+@dataclass
+class Verdict:
+    """A claim's verdict on this build: ``kind`` is a key of :data:`VERDICTS`."""
+
+    kind: str
+    reason: str
+    values: str = ""
+    names: list = field(default_factory=list)
+    tests: str = ""  # "passed" or "failed" when marked tests back the claim, else ""
+
+    @property
+    def label(self):
+        return VERDICTS[self.kind]
+
+
+def evaluate(claim, recorded):
+    """The :class:`Verdict` of one claim, given ``recorded`` (``{name: value}``, every
+    value glued on this build). Raises :class:`CheckError` when the check cannot decide.
+
+    ``check`` has ``holds`` (an expression), optional ``partly`` (tried when ``holds`` is
+    false), optional ``let`` (named expressions, in order, that later ones may use),
+    ``values`` (a template of the deciding values) and ``reason`` (a template for each of
+    ``holds``, ``partly`` and ``fails``).
+    """
+    if "check" not in claim:
+        if claim.get("unverifiable"):
+            return Verdict("literature", str(claim.get("reason", "")).strip())
+        raise CheckError(f"claim {claim['id']!r} has neither a check nor literature (unverifiable)")
+    check = claim["check"]
+    if "holds" not in check or "reason" not in check:
+        raise CheckError(f"claim {claim['id']!r}: a check needs holds: and reason:")
+    kinds = ["holds", "partly", "fails"] if "partly" in check else ["holds", "fails"]
+    missing = [kind for kind in kinds if kind not in check["reason"]]
+    if missing:
+        raise CheckError(f"claim {claim['id']!r}: reason: has no template for {missing}")
+    scope = {}
+
+    def read(names, what):
+        for name in names:
+            if name in scope:
+                continue
+            if name not in recorded:
+                raise CheckError(f"claim {claim['id']!r}: {what} names {name!r}, a value no cell recorded")
+            if _has_nan(recorded[name]):
+                raise CheckError(f"claim {claim['id']!r}: the recorded value {name!r} is NaN, "
+                                 f"so the check cannot decide")
+            scope[name] = recorded[name]
+
+    def run(expression, what):
+        code, names = parse_expression(expression)
+        read(names, what)
+        try:
+            result = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
+        except Exception as error:  # a check that raises cannot decide
+            raise CheckError(f"claim {claim['id']!r}: {what} {expression!r} raised "
+                             f"{type(error).__name__}: {error}") from None
+        if _has_nan(result):
+            raise CheckError(f"claim {claim['id']!r}: {what} {expression!r} is NaN")
+        return result
+
+    for name, expression in (check.get("let") or {}).items():
+        if not str(name).isidentifier() or name in FUNCTIONS:
+            raise CheckError(f"claim {claim['id']!r}: let: cannot name {name!r}")
+        scope[name] = run(expression, f"let {name}")
+    kind = "fails"
+    for candidate in kinds[:-1]:
+        result = run(check[candidate], candidate)
+        if not isinstance(result, bool):
+            raise CheckError(f"claim {claim['id']!r}: {candidate} {check[candidate]!r} gave "
+                             f"{result!r}, not true or false")
+        if result:
+            kind = candidate
+            break
+    shown = check.get("values", "")
+    read(template_names(shown), "values")
+    reason = check["reason"][kind]
+    read(template_names(reason), f"reason.{kind}")
+    names = [n for n in scope if n in recorded]
+    return Verdict(kind, fill(reason, scope).strip(), fill(shown, scope).strip(), names)
+
+
+def evaluate_all(claims, recorded, tests=None):
+    """``({claim id: Verdict or None}, [error messages])`` for every claim.
+
+    ``tests`` maps a claim id to ``[(test, outcome)]`` of the marked tests run on this
+    build: a failed (or missing) test makes the claim 不成立 and is an error."""
+    verdicts, errors = {}, []
+    for claim in claims:
+        try:
+            verdict = evaluate(claim, recorded)
+        except CheckError as error:
+            verdicts[claim["id"]] = None
+            errors.append(str(error))
+            continue
+        outcomes = (tests or {}).get(claim["id"], [])
+        failed = [test for test, outcome in outcomes if outcome != "passed"]
+        if failed:
+            errors.append(f"claim {claim['id']!r}: the test {failed[0]} did not pass on this build")
+            verdict = Verdict("fails", f"测试 {'、'.join(failed)} 在本次构建中没有通过。", verdict.values,
+                              verdict.names, "failed")
+        elif outcomes:
+            verdict.tests = "passed"
+        verdicts[claim["id"]] = verdict
+    return verdicts, errors
+
+
+# --- the marked tests, run once per change of what they test -----------------------------
+
+_SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}
+TEST_INPUTS = ("code", "requirements.txt")  # besides the tests folder
+KEEP_RESULTS = 3
+
+
+def tests_key(root, tests_dir, node_ids):
+    """A short hash of the test ids, the tests, the package and the Python version."""
+    digest = hashlib.sha256(f"{sys.version}|{sorted(node_ids)}".encode())
+    root = Path(root)
+    paths = [root / name for name in TEST_INPUTS] + [Path(tests_dir)]
+    for path in paths:
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            parts = set(file.relative_to(root).parts)
+            if not parts & _SKIP_PARTS and not any(p.endswith(".egg-info") for p in parts):
+                digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def parse_junit(text):
+    """``{"tests/test_x.py::test_name": outcome}`` from a pytest JUnit XML report; a test
+    run with several parameters takes its worst outcome (failed, skipped, passed)."""
+    rank = {"passed": 0, "skipped": 1, "failed": 2}
+    found = {}
+    for case in ElementTree.fromstring(text).iter("testcase"):
+        module = next((part for part in case.get("classname", "").split(".") if part.startswith("test_")), None)
+        if module is None:
+            continue
+        test = f"tests/{module}.py::{case.get('name', '').split('[')[0]}"
+        outcome = "passed"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        elif case.find("skipped") is not None:
+            outcome = "skipped"
+        if rank[outcome] >= rank[found.get(test, "passed")]:
+            found[test] = outcome
+    return found
+
+
+def run_marked_tests(root, tests_dir, node_ids, results_dir):
+    """``{node id: outcome}`` for ``node_ids`` ("tests/test_x.py::test_y"), run with pytest
+    in a subprocess, or read from ``results_dir`` when nothing they depend on changed. A
+    test that did not run at all (a collection error) counts as failed."""
+    if not node_ids:
+        return {}
+    results_dir = Path(results_dir)
+    cached = results_dir / f"{tests_key(root, tests_dir, node_ids)}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        done = subprocess.run([sys.executable, "-m", "pytest", *sorted(node_ids), "-q", "-p", "no:cacheprovider",
+                               "-p", "no:xdist", f"--junitxml={report}"],
+                              cwd=root, capture_output=True, text=True, timeout=1800)
+        if not report.is_file():  # pytest did not start: say why, every test counts as failed
+            logger.warning("claims ledger: the tests that back claims did not run:\n"
+                           + (done.stderr or done.stdout)[-2000:], type="claims")
+        found = parse_junit(report.read_text(encoding="utf-8")) if report.is_file() else {}
+    results = {node: found.get(node, "failed") for node in node_ids}
+    results_dir.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    for old in sorted(results_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_RESULTS:]:
+        old.unlink(missing_ok=True)
+    return results
+
+
+# --- what backs a claim besides its check ----------------------------------------------
 
 
 def test_backings(tests_dir):
@@ -64,36 +360,103 @@ def _claim_marks(function):
             yield decorator.args[0].value
 
 
-def status_of(backing):
-    """The ledger status of a claim from what backs it (a dict of lists), or None."""
-    for kind in ("correction", "cell", "test", "literature"):
-        if backing.get(kind):
-            return STATUS[kind]
-    return None
+def read_glue_values(path):
+    """``{name: value}`` from a myst-nb ``.glue.json``: the raw values ``attnbook.glue``
+    stored as JSON (non-finite floats were stored as the strings "nan", "inf", "-inf")."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    values = {}
+    for name, output in json.loads(path.read_text(encoding="utf-8")).items():
+        data = output.get("data", {})
+        stored = data.get(VALUE_MIME, data.get("application/json"))
+        if isinstance(stored, dict) and "value" in stored:
+            values[name] = _finite_back(stored["value"])
+    return values
 
 
-# --- collecting the cells ---------------------------------------------------------------
+def _finite_back(value):
+    if isinstance(value, list):
+        return [_finite_back(v) for v in value]
+    if value in ("nan", "inf", "-inf"):
+        return float(value)
+    return value
 
 
-def _store(env):
-    if not hasattr(env, "claim_cells"):
-        env.claim_cells = {}  # docname -> [(claim id, anchor)]
-        env.claims_ledger_docs = set()
-    return env.claim_cells
+# --- collecting cells, glued values and the pages that show verdicts -------------------
 
 
-def _collect_cells(app, doctree):
-    cells = _store(app.env)
-    cells.pop(app.env.docname, None)
-    for cell in doctree.findall(nodes.container):
-        if cell.get("nb_element") != "cell_code":
-            continue
-        for tag in cell.get("cell_metadata", {}).get("tags", []):
-            if tag.startswith(TAG_PREFIX):
-                claim_id = tag[len(TAG_PREFIX):]
-                anchor = _unique_anchor(cells.get(app.env.docname, []), f"{TAG_PREFIX}{claim_id}")
-                cell["ids"].append(anchor)
-                cells.setdefault(app.env.docname, []).append((claim_id, anchor))
+class ledger_slot(nodes.General, nodes.Element):
+    """Where a claim's verdict, values or backing go once every page is read."""
+
+
+class errata_list(nodes.General, nodes.Element):
+    """Placeholder for the claims whose verdict is not 成立, filled once every page is read."""
+
+
+def _glue_file(app, docname):
+    folder = Path(app.env.mystnb_config.output_folder) if hasattr(app.env, "mystnb_config") else None
+    if folder is None:
+        return None
+    *parents, last = docname.split("/")
+    return folder.joinpath(*parents, f"{last}.glue.json")
+
+
+class ClaimsCollector(EnvironmentCollector):
+    """Per page: the cells tagged ``claim-<id>``, the values glued, and whether the page
+    shows verdicts. Kept in ``env.claim_cells``, ``env.claim_values``, ``env.claim_pages``."""
+
+    STORES = ("claim_cells", "claim_values", "claim_pages")
+
+    @staticmethod
+    def stores(env):
+        for store in ClaimsCollector.STORES:
+            if not hasattr(env, store):
+                setattr(env, store, {})
+        return env
+
+    def clear_doc(self, app, env, docname):
+        self.stores(env)
+        for store in self.STORES:
+            getattr(env, store).pop(docname, None)
+
+    def merge_other(self, app, env, docnames, other):
+        self.stores(env)
+        self.stores(other)
+        for store in self.STORES:
+            for docname in docnames:
+                if docname in getattr(other, store):
+                    getattr(env, store)[docname] = getattr(other, store)[docname]
+
+    def process_doc(self, app, doctree):
+        env = self.stores(app.env)
+        docname = env.docname
+        cells = []
+        for cell in doctree.findall(nodes.container):
+            if cell.get("nb_element") != "cell_code":
+                continue
+            for tag in cell.get("cell_metadata", {}).get("tags", []):
+                if tag.startswith(TAG_PREFIX):
+                    claim_id = tag[len(TAG_PREFIX):]
+                    anchor = _unique_anchor(cells, f"{TAG_PREFIX}{claim_id}")
+                    cell["ids"].append(anchor)
+                    cells.append((claim_id, anchor))
+        if cells:
+            env.claim_cells[docname] = cells
+        glued = getattr(env, "nb_metadata", {}).get(docname, {}).get("glue")
+        if glued:
+            values = read_glue_values(_glue_file(app, docname))
+            if values:
+                env.claim_values[docname] = {k: v for k, v in values.items() if k in glued}
+        if next(doctree.findall(ledger_slot), None):
+            env.claim_pages[docname] = "ledger"
+        elif next(doctree.findall(errata_list), None):
+            env.claim_pages[docname] = "errata"
+
+    def get_outdated_docs(self, app, env, added, changed, removed):
+        """Any page read again may change a value or a backing: the ledger is read again too."""
+        self.stores(env)
+        return sorted(env.claim_pages) if (added or changed or removed) else []
 
 
 def _unique_anchor(taken, anchor):
@@ -105,36 +468,81 @@ def _unique_anchor(taken, anchor):
     return candidate
 
 
+def recorded_values(env):
+    """``({name: value}, [error])`` over every page; a name glued on two pages is an error."""
+    ClaimsCollector.stores(env)
+    values, where, errors = {}, {}, []
+    for docname in sorted(env.claim_values):
+        for name, value in env.claim_values[docname].items():
+            if name in where:
+                errors.append(f"the value {name!r} is glued on both {where[name]} and {docname}")
+            values[name], where[name] = value, docname
+    return values, errors
+
+
+def _claims_path(app):
+    return Path(app.env.srcdir) / app.config.claims_file
+
+
+def _check_consistency(app, env):
+    """Evaluate every claim once all pages are read; a check that cannot decide fails the build."""
+    path = _claims_path(app)
+    env.claim_verdicts = {}
+    if not path.is_file():
+        return
+    claims = load_claims(path)
+    values, errors = recorded_values(env)
+    verdicts, check_errors = evaluate_all(claims, values, _test_outcomes(app))
+    # plain dicts: the environment is pickled between builds
+    env.claim_verdicts = {k: (None if v is None else asdict(v)) for k, v in verdicts.items()}
+    for message in errors + check_errors:
+        logger.warning(f"claims ledger: {message}", type="claims")
+    known = {claim["id"] for claim in claims}
+    for claim_id in sorted(set(backings(app)) - known):
+        logger.warning(f"claims ledger: {claim_id!r} is named by a test, cell tag or editor's note "
+                       f"but is not in {app.config.claims_file}", type="claims")
+
+
+def _test_outcomes(app):
+    """``{claim id: [(node id, outcome)]}`` for the marked tests, run on this build."""
+    if not app.config.claims_run_tests:
+        return {}
+    tests_dir = Path(app.env.srcdir) / app.config.claims_tests
+    marked = {claim_id: [f"{file}::{name}" for file, name, _ in found]
+              for claim_id, found in test_backings(tests_dir).items()}
+    node_ids = sorted({node for nodes_ in marked.values() for node in nodes_})
+    if not node_ids:
+        return {}
+    logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
+    results = run_marked_tests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
+    return {claim_id: [(node, results[node]) for node in nodes_] for claim_id, nodes_ in marked.items()}
+
+
 # --- the ledger -----------------------------------------------------------------------
-
-
-class ledger_slot(nodes.General, nodes.Element):
-    """Where a claim's status or backing goes once every page is read."""
 
 
 class ClaimsLedgerDirective(SphinxDirective):
     def run(self):
         config = self.env.config
-        _store(self.env)
-        self.env.claims_ledger_docs.add(self.env.docname)
         path = Path(self.env.srcdir) / config.claims_file
         self.env.note_dependency(str(path))
         for test_file in sorted((Path(self.env.srcdir) / config.claims_tests).glob("test_*.py")):
             self.env.note_dependency(str(test_file))
         table = nodes.table(classes=["claims-ledger", "colwidths-given"])
-        group = nodes.tgroup(cols=4)
+        group = nodes.tgroup(cols=5)
         table += group
-        for width in (6, 44, 12, 38):
+        for width in (6, 30, 24, 22, 18):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "状态", "依据")])
+        head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "本次构建的数值", "判定", "依据")])
         group += head
         body = nodes.tbody()
         for number, claim in enumerate(load_claims(path), start=1):
             body += _row([
                 nodes.Text(str(number)),
                 self._claim_cell(claim),
-                ledger_slot(claim_id=claim["id"], part="status"),
+                ledger_slot(claim_id=claim["id"], part="values"),
+                ledger_slot(claim_id=claim["id"], part="verdict"),
                 self._backing_cell(claim),
             ], ids=[f"claim-{claim['id']}"])
         group += body
@@ -160,8 +568,16 @@ class ClaimsLedgerDirective(SphinxDirective):
     def _parse(self, text):
         box = nodes.container()
         if text:
-            self.state.nested_parse(StringList([text]), self.content_offset, box)
+            self.state.nested_parse(StringList([str(text).strip()]), self.content_offset, box)
         return box
+
+
+class ClaimsErrataDirective(SphinxDirective):
+    """The claims whose verdict on this build is not 成立, for the errata page."""
+
+    def run(self):
+        self.env.note_dependency(str(Path(self.env.srcdir) / self.env.config.claims_file))
+        return [errata_list()]
 
 
 def _row(cells, ids=()):
@@ -174,52 +590,108 @@ def _row(cells, ids=()):
 
 
 def backings(app):
-    """``{claim id: {"test": [...], "cell": [...], "correction": [...], "literature": [...]}}``."""
-    env = app.env
+    """``{claim id: {"test": [...], "cell": [...], "note": [...]}}``: what is linked beside
+    each verdict (none of it decides the verdict)."""
+    env = ClaimsCollector.stores(app.env)
     found = {}
-    for claim in load_claims(Path(env.srcdir) / app.config.claims_file):
-        found[claim["id"]] = {"literature": claim.get("unverifiable", [])}
     for claim_id, tests in test_backings(Path(env.srcdir) / app.config.claims_tests).items():
         found.setdefault(claim_id, {})["test"] = tests
-    for docname, cells in _store(env).items():
+    for docname, cells in env.claim_cells.items():
         for claim_id, anchor in cells:
             found.setdefault(claim_id, {}).setdefault("cell", []).append((docname, anchor))
     for docname, notes in getattr(env, "editorial_notes", {}).items():
-        for node_id, title, correction in notes:
-            if correction:
-                found.setdefault(correction, {}).setdefault("correction", []).append((docname, node_id, title))
+        for note in notes:
+            for claim_id in re.split(r"[\s,]+", note.get("claim", "").strip()):
+                if claim_id:
+                    found.setdefault(claim_id, {}).setdefault("note", []).append((docname, note))
     return found
 
 
-def _fill_ledger(app, doctree, fromdocname):
+def _verdicts(app):
+    if not hasattr(app.env, "claim_verdicts"):
+        _check_consistency(app, app.env)
+    return {k: (None if v is None else Verdict(**v)) for k, v in app.env.claim_verdicts.items()}
+
+
+def _fill(app, doctree, fromdocname):
     slots = list(doctree.findall(ledger_slot))
-    if not slots:
+    lists = list(doctree.findall(errata_list))
+    if not slots and not lists:
         return
-    found = backings(app)
-    known = {claim["id"] for claim in load_claims(Path(app.env.srcdir) / app.config.claims_file)}
-    for claim_id in sorted(set(found) - known):
-        logger.warning(f"claims ledger: {claim_id!r} is named by a test, cell tag or correction "
-                       f"but is not in {app.config.claims_file}", type="claims")
+    verdicts, found = _verdicts(app), backings(app)
     for slot in slots:
-        backing = found[slot["claim_id"]]
-        if slot["part"] == "status":
-            status = status_of(backing)
-            if status is None:
-                logger.warning(f"claims ledger: claim {slot['claim_id']!r} has no backing", type="claims")
-            slot.replace_self(nodes.Text(status or "（没有依据）"))
+        verdict = verdicts.get(slot["claim_id"])
+        backing = found.get(slot["claim_id"], {})
+        if slot["part"] == "values":
+            text = verdict.values if verdict and verdict.values else "—"
+            slot.replace_self(nodes.paragraph("", text, classes=["claim-values"]))
+        elif slot["part"] == "verdict":
+            slot.replace_self(_verdict_box(verdict))
         else:
-            slot.replace_self(_links(app, fromdocname, backing))
+            slot.replace_self(_links(app, fromdocname, backing, verdict.tests if verdict else ""))
+    for placeholder in lists:
+        placeholder.replace_self(_errata(app, fromdocname, verdicts, found))
 
 
-def _links(app, fromdocname, backing):
+def _verdict_box(verdict):
+    box = nodes.container(classes=["claim-verdict"])
+    if verdict is None:
+        box += nodes.paragraph("", UNDECIDED, classes=["claim-status", "claim-undecided"])
+        return box
+    box += nodes.paragraph("", verdict.label, classes=["claim-status", f"claim-{verdict.kind}"])
+    if verdict.reason:
+        box += nodes.paragraph("", verdict.reason, classes=["claim-reason"])
+    return box
+
+
+def _errata(app, fromdocname, verdicts, found):
+    """A bullet list: each claim not borne out (or not measurable) with its verdict, its
+    reason, a link to its ledger row and to the editor's notes on it."""
+    listing = nodes.bullet_list(classes=["claims-errata"])
+    target = _ledger_doc(app.env)
+    for claim in load_claims(_claims_path(app)):
+        verdict = verdicts.get(claim["id"])
+        if verdict is not None and verdict.kind == "holds":
+            continue
+        item = nodes.paragraph()
+        if target:
+            item += _ref(app, fromdocname, target, f"claim-{claim['id']}", f"“{claim['quote']}”")
+        else:
+            item += nodes.Text(f"“{claim['quote']}”")
+        item += nodes.Text(f"：{verdict.label if verdict else UNDECIDED}。")
+        if verdict and verdict.reason:
+            item += nodes.Text(verdict.reason)
+        notes = found.get(claim["id"], {}).get("note", [])
+        if notes:
+            item += nodes.Text("（编者注：")
+            for i, (docname, note) in enumerate(notes):
+                if i:
+                    item += nodes.Text("；")
+                item += _ref(app, fromdocname, docname, note["id"], note["title"])
+            item += nodes.Text("）")
+        listing += nodes.list_item("", item)
+    return listing if len(listing) else nodes.paragraph(text="（本次构建里每一句论断都成立。）")
+
+
+def _ledger_doc(env):
+    """The page that holds the ledger table, or None."""
+    return next((doc for doc, kind in sorted(env.claim_pages.items()) if kind == "ledger"), None)
+
+
+def _links(app, fromdocname, backing, verdict_tests=""):
     box = nodes.inline()
     items = []
-    for docname, node_id, title in backing.get("correction", []):
-        items.append(_ref(app, fromdocname, docname, node_id, f"编者注：{title}"))
+    for docname, note in backing.get("note", []):
+        kind = "更正" if note.get("kind") == "correction" else "限定"
+        items.append(_ref(app, fromdocname, docname, note["id"], f"编者注（{kind}）：{note['title']}"))
     for docname, anchor in backing.get("cell", []):
         items.append(_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
-    for file, name, line in backing.get("test", []):
+    tests = backing.get("test", [])
+    if tests:
+        outcome = {"passed": "本次构建通过", "failed": "本次构建未通过"}.get(verdict_tests, "本次构建未运行")
+        items.append(nodes.Text(f"测试（{outcome}）："))
+    for file, name, line in tests:
         label = nodes.literal(text=f"{file}::{name}")
         if repo:
             ref = nodes.reference("", "", refuri=f"{repo}/blob/main/{file}#L{line}")
@@ -227,7 +699,7 @@ def _links(app, fromdocname, backing):
             label = ref
         items.append(label)
     for i, item in enumerate(items):
-        if i:
+        if i and not (isinstance(items[i - 1], nodes.Text) and str(items[i - 1]).endswith("：")):
             box += nodes.Text("；")
         box += item
     return box
@@ -247,33 +719,15 @@ def _ref(app, fromdocname, docname, anchor, text):
     return ref
 
 
-def _outdated(app, env, added, changed, removed):
-    """Any page read again may change what backs a claim: the ledger is read again too."""
-    _store(env)
-    return sorted(env.claims_ledger_docs) if (added or changed or removed) else []
-
-
-def _purge(app, env, docname):
-    _store(env).pop(docname, None)
-    env.claims_ledger_docs.discard(docname)
-
-
-def _merge(app, env, docnames, other):
-    _store(other)
-    for docname in docnames:
-        if docname in _store(other):
-            _store(env)[docname] = _store(other)[docname]
-    env.claims_ledger_docs |= other.claims_ledger_docs & set(docnames)
-
-
 def setup(app):
     app.add_config_value("claims_file", "book/claims.yml", "env", types=[str])
     app.add_config_value("claims_tests", "tests", "env", types=[str])
+    app.add_config_value("claims_run_tests", True, "env", types=[bool])
     app.add_directive("claims-ledger", ClaimsLedgerDirective)
+    app.add_directive("claims-errata", ClaimsErrataDirective)
     app.add_node(ledger_slot)
-    app.connect("doctree-read", _collect_cells)
-    app.connect("doctree-resolved", _fill_ledger)
-    app.connect("env-get-outdated", _outdated)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    app.add_node(errata_list)
+    app.add_env_collector(ClaimsCollector)
+    app.connect("env-check-consistency", _check_consistency)
+    app.connect("doctree-resolved", _fill)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

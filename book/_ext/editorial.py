@@ -5,9 +5,17 @@ This extension gives the editor's additions one look and one HTML class, ``edito
 on their outermost element, so a reader (and a test) can tell the two voices apart:
 
 * ``:::{editorial} 标题`` … ``:::`` is a block of editorial prose. With a title it is an
-  editor's note and is listed on the 编者注与勘误 page; ``:correction: <claim id>`` marks
-  it as a correction of a manuscript claim (see claims.py). Without a title it is a
-  bridge or an explanation and carries only the 「编者」 label.
+  editor's note and is listed on the 编者注与勘误 page. ``:correction: <claim id>`` marks
+  it as a correction of a manuscript claim, ``:qualifies: <claim id>`` as a note that
+  qualifies one (limits it, or says what this build cannot measure); both are listed on
+  that page, titled or not, and linked from the claim's ledger row (see claims.py).
+  Without a title or either option it is a bridge or an explanation and carries only
+  the 「编者」 label. Either option may name several claims, separated by spaces; an
+  untitled block with one of them needs ``:summary:``, the line it is listed by.
+* ``:::{editorial-anchor} 标题`` with ``:correction:`` or ``:qualifies:`` and no content
+  marks the paragraph that follows it, on a page that is the editor's throughout, as
+  correcting or qualifying a claim: it renders nothing but an anchor, and is listed and
+  linked like a note.
 * A code cell tagged ``editorial`` (its output and figure included) gets the class and
   the label too.
 * ``:::{editorial-page}`` at the top of a page marks the whole page as the editor's
@@ -16,11 +24,15 @@ on their outermost element, so a reader (and a test) can tell the two voices apa
   layer and keeps the author's text with its live outputs. The choice is remembered
   (localStorage) and applied before the page is painted.
 * ``:::{editor-notes}`` is replaced, once every page is read, by the list of every
-  editor's note and correction of the book, with links, in reading order.
+  editor's note, correction and qualification of the book, with links, in reading order.
+
+What each page holds is gathered by :class:`EditorialCollector` (a Sphinx environment
+collector, so parallel reads merge it) from marks the directives leave on the nodes.
 """
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util.docutils import SphinxDirective
 
 LABEL = "编者"
@@ -49,11 +61,13 @@ def label(text=LABEL):
     return nodes.inline(text, text, classes=["editorial-label"])
 
 
+KINDS = {"correction": "更正", "qualifies": "限定"}  # option -> label beside 编者
+
+
 def _notes(env):
-    if not hasattr(env, "editorial_notes"):
-        env.editorial_notes = {}  # docname -> [(node id, title, claim id or "")]
-        env.editorial_docs = {}  # docname -> "page" (editor's page) or "blocks"
-        env.editor_notes_docs = set()  # pages that list the notes
+    for store in EditorialCollector.STORES:
+        if not hasattr(env, store):
+            setattr(env, store, {})
     return env
 
 
@@ -63,26 +77,55 @@ class EditorialDirective(SphinxDirective):
     optional_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = {"correction": directives.unchanged_required, "name": directives.unchanged_required}
+    option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required,
+                   "summary": directives.unchanged_required, "name": directives.unchanged_required}
 
     def run(self):
         title = self.arguments[0] if self.arguments else ""
-        correction = self.options.get("correction", "")
-        box = nodes.container(classes=["editorial"] + (["correction"] if correction else []))
+        kinds = [kind for kind in KINDS if kind in self.options]
+        if len(kinds) > 1:
+            raise self.error("an editorial block either corrects or qualifies a claim, not both")
+        kind = kinds[0] if kinds else ""
+        box = nodes.container(classes=["editorial"] + ([kind] if kind else []))
         node_id = self.options.get("name") or f"editorial-{self.env.new_serialno('editorial')}"
         box["ids"].append(node_id)
         head = nodes.paragraph(classes=["editorial-title"])
-        head += label(f"{LABEL} · 更正" if correction else LABEL)
+        head += label(f"{LABEL} · {KINDS[kind]}" if kind else LABEL)
+        plain = ""
         if title:
             text_nodes, messages = self.state.inline_text(title, self.lineno)
             head += text_nodes
             head += messages
             plain = "".join(node.astext() for node in text_nodes)
-            _notes(self.env).editorial_notes.setdefault(self.env.docname, []).append(
-                (node_id, plain, correction))
         box += head
         self.state.nested_parse(self.content, self.content_offset, box)
-        _notes(self.env).editorial_docs.setdefault(self.env.docname, "blocks")
+        if kind and not plain:
+            plain = self.options.get("summary", "")
+            if not plain:
+                raise self.error(f"an untitled editorial block with :{kind}: needs :summary:, "
+                                 "the line the 编者注与勘误 page lists it by")
+        if plain:  # read by EditorialCollector
+            box["editorial_note"] = {"id": node_id, "title": plain, "kind": kind,
+                                     "claim": self.options.get(kind, "") if kind else ""}
+        box["editorial_block"] = True
+        return [box]
+
+
+class EditorialAnchorDirective(SphinxDirective):
+    """An anchor before a paragraph of an editor's page that corrects or qualifies a claim."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required}
+
+    def run(self):
+        kinds = [kind for kind in KINDS if kind in self.options]
+        if len(kinds) != 1:
+            raise self.error("editorial-anchor needs exactly one of :correction: and :qualifies:")
+        node_id = f"editorial-{self.env.new_serialno('editorial')}"
+        box = nodes.container(ids=[node_id], classes=["editorial-anchor"])
+        box["editorial_note"] = {"id": node_id, "title": self.arguments[0], "kind": kinds[0],
+                                 "claim": self.options[kinds[0]]}
         return [box]
 
 
@@ -97,7 +140,7 @@ class EditorialPageDirective(SphinxDirective):
         head += label("编者撰写")
         box += head
         self.state.nested_parse(self.content, self.content_offset, box)
-        _notes(self.env).editorial_docs[self.env.docname] = "page"
+        box["editorial_page"] = True
         return [box]
 
 
@@ -107,22 +150,58 @@ class editor_notes_list(nodes.General, nodes.Element):
 
 class EditorNotesDirective(SphinxDirective):
     def run(self):
-        _notes(self.env).editor_notes_docs.add(self.env.docname)
         return [editor_notes_list()]
 
 
-def _mark_cells(app, doctree):
-    """Give editorial code cells the class and the label; count them for the switch."""
-    env = _notes(app.env)
-    for cell in doctree.findall(nodes.container):
-        if cell.get("nb_element") != "cell_code":
-            continue
-        if "editorial" in cell.get("cell_metadata", {}).get("tags", []):
-            cell["classes"].append("editorial")
-            cell.insert(0, nodes.paragraph("", "", label(), classes=["editorial-title"]))
-            env.editorial_docs.setdefault(env.docname, "blocks")
-    if env.editorial_docs.get(env.docname) == "blocks":
-        _insert_switch(doctree)
+class EditorialCollector(EnvironmentCollector):
+    """Per page: the editor's notes (``env.editorial_notes``, docname -> [note dicts with
+    ``id``, ``title``, ``kind`` and ``claim``]), whether the page is the editor's or has
+    editorial blocks (``env.editorial_docs``: "page" or "blocks"), and whether it lists
+    the notes (``env.editor_notes_docs``). Editorial code cells get their class, label and
+    the page its switch here too."""
+
+    STORES = ("editorial_notes", "editorial_docs", "editor_notes_docs")
+
+    def clear_doc(self, app, env, docname):
+        _notes(env)
+        for store in self.STORES:
+            getattr(env, store).pop(docname, None)
+
+    def merge_other(self, app, env, docnames, other):
+        _notes(env)
+        _notes(other)
+        for store in self.STORES:
+            for docname in docnames:
+                if docname in getattr(other, store):
+                    getattr(env, store)[docname] = getattr(other, store)[docname]
+
+    def process_doc(self, app, doctree):
+        env = _notes(app.env)
+        docname = env.docname
+        kind = None
+        for cell in doctree.findall(nodes.container):
+            if cell.get("editorial_page"):
+                kind = "page"
+            elif cell.get("editorial_block") and kind is None:
+                kind = "blocks"
+            if cell.get("editorial_note"):
+                env.editorial_notes.setdefault(docname, []).append(cell["editorial_note"])
+            if (cell.get("nb_element") == "cell_code"
+                    and "editorial" in cell.get("cell_metadata", {}).get("tags", [])):
+                cell["classes"].append("editorial")
+                cell.insert(0, nodes.paragraph("", "", label(), classes=["editorial-title"]))
+                kind = kind or "blocks"
+        if kind:
+            env.editorial_docs[docname] = kind
+        if kind == "blocks":
+            _insert_switch(doctree)
+        if next(doctree.findall(editor_notes_list), None) is not None:
+            env.editor_notes_docs[docname] = True
+
+    def get_outdated_docs(self, app, env, added, changed, removed):
+        """Any page read again may add or drop a note: the list of notes is read again too."""
+        _notes(env)
+        return sorted(env.editor_notes_docs) if (added or changed or removed) else []
 
 
 def _insert_switch(doctree):
@@ -136,15 +215,17 @@ def _fill_notes(app, doctree, fromdocname):
     for placeholder in list(doctree.findall(editor_notes_list)):
         listing = nodes.bullet_list(classes=["editor-notes"])
         for docname in docs_in_reading_order(env):
-            for node_id, title, correction in env.editorial_notes.get(docname, []):
+            for note in env.editorial_notes.get(docname, []):
                 ref = nodes.reference("", "", internal=True,
-                                      refuri=app.builder.get_relative_uri(fromdocname, docname) + "#" + node_id)
-                ref += nodes.Text(title)
+                                      refuri=app.builder.get_relative_uri(fromdocname, docname) + "#" + note["id"])
+                ref += nodes.Text(note["title"])
                 item = nodes.paragraph()
                 item += nodes.Text(f"{env.titles[docname].astext()}：")
                 item += ref
-                if correction:
+                if note["kind"] == "correction":
                     item += nodes.Text("（更正原稿）")
+                elif note["kind"] == "qualifies":
+                    item += nodes.Text("（限定原稿的说法）")
                 listing += nodes.list_item("", item)
         placeholder.replace_self(listing if len(listing) else nodes.paragraph(text="（暂无编者注。）"))
 
@@ -167,37 +248,13 @@ def _page_context(app, pagename, templatename, context, doctree):
         app.add_js_file(None, body=SWITCH_JS)
 
 
-def _outdated(app, env, added, changed, removed):
-    """Any page read again may add or drop a note: the list of notes is read again too."""
-    return sorted(_notes(env).editor_notes_docs) if (added or changed or removed) else []
-
-
-def _purge(app, env, docname):
-    _notes(env)
-    env.editorial_notes.pop(docname, None)
-    env.editorial_docs.pop(docname, None)
-    env.editor_notes_docs.discard(docname)
-
-
-def _merge(app, env, docnames, other):
-    _notes(env)
-    _notes(other)
-    for docname in docnames:
-        for store in ("editorial_notes", "editorial_docs"):
-            if docname in getattr(other, store):
-                getattr(env, store)[docname] = getattr(other, store)[docname]
-    env.editor_notes_docs |= other.editor_notes_docs & set(docnames)
-
-
 def setup(app):
     app.add_directive("editorial", EditorialDirective)
     app.add_directive("editorial-page", EditorialPageDirective)
+    app.add_directive("editorial-anchor", EditorialAnchorDirective)
     app.add_directive("editor-notes", EditorNotesDirective)
     app.add_node(editor_notes_list)
-    app.connect("doctree-read", _mark_cells)
+    app.add_env_collector(EditorialCollector)
     app.connect("doctree-resolved", _fill_notes)
     app.connect("html-page-context", _page_context)
-    app.connect("env-get-outdated", _outdated)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

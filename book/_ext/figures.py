@@ -20,6 +20,14 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   ``heatmap.js``, added inline to the pages that have heat maps only, shows the query
   position, the key position and the exact weight of the cell under the pointer, the
   finger or the keyboard cursor. The static figure is unchanged by it.
+* **Explorable figures.** A heat map that ``attnbook.plots._explorable`` made explorable
+  also carries its inputs (``script.attnbook-explorable-data``); ``twin.js`` (the
+  package's math in JavaScript), ``explore.js`` (the controls) and ``explore-<kind>.js``
+  (each kind's own), inline and compacted on those pages only, recompute it when the
+  reader moves a control. The package's values for every
+  setting go to ``_build/fixtures/explorable/<figure>.json`` instead of the page, and at
+  the end of the build ``_build/fixtures/twin-cases.json`` gets the twin's fixtures
+  (``attnbook.twin_fixtures``); tests/test_twin_browser.py reads both.
 """
 
 import html
@@ -28,8 +36,30 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.util import logging
 
-SCRIPT = (Path(__file__).parent / "heatmap.js").read_text(encoding="utf-8")
+logger = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+
+
+def compact_js(text):
+    """The script as the page carries it: no indentation, no comment lines, no blank lines."""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+def _script(name):
+    return compact_js((HERE / name).read_text(encoding="utf-8"))
+
+
+SCRIPT = _script("heatmap.js")
+# Explorable figures (attnbook.plots._explorable): the twin of the package's math, the
+# controls, and each kind of figure's own, inline on the pages that have such a figure only.
+EXPLORE_SCRIPTS = (_script("twin.js"), _script("explore.js"))
+KIND_SCRIPTS = {kind: _script(f"explore-{kind}.js") for kind in ("scaling", "masks", "heads", "saturation")}
+#: Where the build writes the fixtures of tests/test_twin_browser.py (under _build/).
+FIXTURES = "fixtures"
 _METADATA = re.compile(r'<metadata id="attnbook">(.*?)</metadata>', re.S)
 _POSITIONS = re.compile(r'\b(d|x|y|width|height|viewBox)="([^"]*)"|translate\(([^)]*)\)')
 _LONG_DECIMAL = re.compile(r"(-?\d+\.\d\d)\d+")
@@ -56,11 +86,16 @@ def inline_figure(svg, alt, prefix, shared):
     svg = _theme_colours(svg, data["colours"])
     svg = _share_definitions(svg, shared)
     panels = data["heatmaps"]
-    svg = _prefix_ids(svg, prefix, keep={p["image"] for p in panels})
+    marks = {p["padding"][k] for p in panels for k in ("rows", "cols") if k in p.get("padding", {})}
+    marks |= set((data.get("explorable") or {}).get("ids", {}).values())  # what explore.js moves
+    svg = _prefix_ids(svg, prefix, keep={p["image"] for p in panels} | marks)
     svg = _compact(svg)
     svg = _root(svg, alt)
     for panel in panels:
         panel["image"] = prefix + panel["image"]
+        for k in ("rows", "cols"):
+            if k in panel.get("padding", {}):
+                panel["padding"][k] = prefix + panel["padding"][k]
     return svg, panels
 
 
@@ -144,13 +179,31 @@ def shared_definitions(shared):
             f"<defs>{paths}</defs></svg>")
 
 
-def figure_html(svg, panels):
-    """The figure's wrapper: the SVG, and for a heat map its tables as JSON."""
-    if not panels:
+def _json(data):
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def figure_html(svg, panels, explorable=None):
+    """The figure's wrapper: the SVG, for a heat map its tables as JSON, and for an
+    explorable figure its inputs (``explorable``, without the package's ``expected`` values)."""
+    if not panels and not explorable:
         return f'<div class="attnbook-fig">{svg}</div>'
-    data = json.dumps(panels, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return (f'<div class="attnbook-fig attnbook-heatmap">{svg}'
-            f'<script type="application/json" class="attnbook-heatmap-data">{data}</script></div>')
+    extra, classes = "", "attnbook-fig attnbook-heatmap" if panels else "attnbook-fig"
+    if explorable:
+        classes += " attnbook-explorable"
+        extra = f'<script type="application/json" class="attnbook-explorable-data">{_json(explorable)}</script>'
+    tables = f'<script type="application/json" class="attnbook-heatmap-data">{_json(panels)}</script>' if panels else ""
+    return f'<div class="{classes}">{svg}{tables}{extra}</div>'
+
+
+def write_fixture(build_dir, name, explorable, panels):
+    """The package's values for every setting of one explorable figure, for the browser test."""
+    folder = Path(build_dir, FIXTURES, "explorable")
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"figure": name, "kind": explorable["kind"], "initial": explorable["initial"],
+            "settings": explorable["settings"], "expected": explorable["expected"],
+            "drawn": [p["values"] for p in panels]}
+    (folder / f"{name}.json").write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
 
 # --- Sphinx -----------------------------------------------------------------------------
@@ -165,26 +218,63 @@ def _svg_file(app, node):
 def _inline_figures(app, doctree, docname):
     if app.builder.format != "html":
         return
-    shared, heatmaps, count = {}, False, 0
+    shared, heatmaps, explorables, count = {}, False, set(), 0
     for node in list(doctree.findall(nodes.image)):
         path = _svg_file(app, node)
         svg = path.read_text(encoding="utf-8") if path else ""
-        if not figure_metadata(svg):
+        if not (data := figure_metadata(svg)):
             continue
         inline, panels = inline_figure(svg, node.get("alt", ""), f"fig{count}-", shared)
-        node.replace_self(nodes.raw("", figure_html(inline, panels), format="html"))
+        explorable = data.get("explorable")
+        if explorable:
+            figure = node.parent
+            while figure is not None and not (isinstance(figure, nodes.figure) and figure["ids"]):
+                figure = figure.parent
+            if figure is None:
+                raise ValueError(f"{docname}: an explorable figure must be a named figure (mystnb figure name)")
+            write_fixture(Path(app.outdir).parent, figure["ids"][0], explorable, panels)
+            explorable = {k: v for k, v in explorable.items() if k != "expected"}
+            explorable["ids"] = {k: f"fig{count}-{v}" for k, v in explorable.get("ids", {}).items()}
+        node.replace_self(nodes.raw("", figure_html(inline, panels, explorable), format="html"))
         heatmaps, count = heatmaps or bool(panels), count + 1
+        if explorable:
+            if explorable["kind"] not in KIND_SCRIPTS:
+                raise ValueError(f"{docname}: no explore-{explorable['kind']}.js for this explorable figure")
+            explorables.add(explorable["kind"])
     if shared:
         doctree.insert(0, nodes.raw("", shared_definitions(shared), format="html"))
     doctree["attnbook_heatmaps"] = heatmaps
+    doctree["attnbook_explorable"] = sorted(explorables)
 
 
 def _add_script(app, pagename, templatename, context, doctree):
     if doctree is not None and doctree.get("attnbook_heatmaps"):
         app.add_js_file(None, body=SCRIPT)
+    if doctree is not None and doctree.get("attnbook_explorable"):
+        for body in EXPLORE_SCRIPTS + tuple(KIND_SCRIPTS[k] for k in doctree["attnbook_explorable"]):
+            app.add_js_file(None, body=body)
+
+
+def _write_twin_cases(app, exception):
+    """The twin's fixtures: random cases and the package's answers (attnbook.twin_fixtures)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from attnbook.twin_fixtures import write_twin_cases  # imports TensorFlow: only here
+
+    folder = Path(app.outdir).parent / FIXTURES
+    folder.mkdir(parents=True, exist_ok=True)
+    # A figure's fixture outlives an incremental build that did not write its page, but
+    # not the figure: one that no built page shows any more is removed.
+    pages = [p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")]
+    for fixture in (folder / "explorable").glob("*.json"):
+        if not any(f'id="{fixture.stem}"' in page for page in pages):
+            fixture.unlink()
+    count = write_twin_cases(folder / "twin-cases.json")
+    logger.info(f"figures: {count} twin fixtures written to {folder / 'twin-cases.json'}")
 
 
 def setup(app):
     app.connect("doctree-resolved", _inline_figures)
     app.connect("html-page-context", _add_script)
+    app.connect("build-finished", _write_twin_cases)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,8 +19,8 @@
   }
 
   class Heatmap {
-    constructor(box, panels, images) {
-      Object.assign(this, { box, panels, images, active: null });
+    constructor(box, panels) {
+      Object.assign(this, { box, panels, active: null });
       this.cursor = element("div", "attnbook-heatmap-cursor", box);
       this.tip = element("div", "attnbook-heatmap-tip", box);
       this.live = element("div", "attnbook-sr-only", box);
@@ -32,6 +32,12 @@
       box.setAttribute("aria-roledescription", "热图");
       const name = box.querySelector("svg").getAttribute("aria-label");
       box.setAttribute("aria-label", `${name}（用方向键逐格读出查询位置、键位置与权重）`);
+    }
+
+    // Looked up each time: explore.js may replace the panels, and the SVG with them.
+    get images() {
+      const svg = this.box.querySelector("svg");
+      return this.panels.map((p) => svg.getElementById(p.image));
     }
 
     size(p) {
@@ -121,7 +127,9 @@
     const svg = box.querySelector("svg");
     const panels = JSON.parse(box.querySelector("script.attnbook-heatmap-data").textContent);
     const images = panels.map((p) => svg.getElementById(p.image));
-    if (images.every(Boolean)) new Heatmap(box, panels, images).listen();
+    if (!images.every(Boolean)) return;
+    box.attnbookHeatmap = new Heatmap(box, panels); // explore.js hands it new values
+    box.attnbookHeatmap.listen();
   }
 
   const start = () => document.querySelectorAll(".attnbook-heatmap").forEach(enhance);

@@ -75,7 +75,7 @@ def _drop_merged_chunks(notebook):
         kept, first = [], {}
         for output in cell.get("outputs", []):
             name = output.get("name") if output.get("output_type") == "stream" else None
-            if name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
+            if name is not None and name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
                 dropped += 1
                 continue
             first.setdefault(name, output)

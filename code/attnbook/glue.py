@@ -12,6 +12,9 @@ import numbers
 import re
 
 GLUE_PREFIX = "application/papermill.record/"
+#: 原始值的 MIME 类型。名字以 ``+json`` 结尾：笔记本格式只允许这样的类型存放 JSON 对象
+#: （``application/papermill.record/application/json`` 会让笔记本校验失败）。
+VALUE_MIME = "application/vnd.attnbook.value+json"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -42,7 +45,7 @@ def glue(name, value):
     from IPython.display import display
 
     bundle = {GLUE_PREFIX + "text/plain": _text(plain),
-              GLUE_PREFIX + "application/json": {"value": _json(plain)}}
+              GLUE_PREFIX + VALUE_MIME: {"value": _json(plain)}}
     display(bundle, raw=True, metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
     return value
 

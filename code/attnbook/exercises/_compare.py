@@ -1,11 +1,13 @@
 """Reading the reader's return values and comparing them with the reference.
 
 Floating results pass when ``|got - expected| <= atol + rtol * |expected|`` everywhere.
-For float32 results that is :data:`ATOL` and :data:`RTOL` (two correct float32
-implementations differ by about 1e-7 here). A 16-bit result, such as a layer's
-output under the ``mixed_bfloat16`` policy, is cast to float and compared within
-:data:`HALF_ATOL` and :data:`HALF_RTOL`: bfloat16 keeps 8 significant bits, and
-the error of a few such steps adds up to about 1e-2.
+The tolerance follows the dtype of the exercise's *inputs*, never the dtype the
+answer returns. For float32 inputs that is :data:`ATOL` and :data:`RTOL` (two correct
+float32 implementations differ by about 1e-7 here). 16-bit inputs, such as a layer's
+under the ``mixed_bfloat16`` policy, are compared within :data:`HALF_ATOL` and
+:data:`HALF_RTOL`: bfloat16 keeps 8 significant bits, and the error of a few such
+steps adds up to about 1e-2. A result of lower precision than the inputs fails, and
+says so.
 
 A failure names the shape or the largest error and where it is, and, when the
 result matches a known mistake (a *hint variant*), what that mistake looks like.
@@ -15,6 +17,7 @@ import numpy as np
 
 from . import _messages as say
 from ._core import Fail
+from ._protocol import Opaque
 
 ATOL = 1e-5
 RTOL = 1e-4
@@ -24,7 +27,9 @@ HALF_RTOL = 3e-2
 
 def to_array(value, what="返回值"):
     """``np.asarray(value)`` for a numeric or boolean tensor, else :class:`Fail`."""
-    if value is None or isinstance(value, (str, bytes)):
+    if isinstance(value, Opaque) and value.dtype:
+        raise Fail(say.not_numeric(what, value, value.dtype))
+    if value is None or isinstance(value, (str, bytes, Opaque)):
         raise Fail(say.not_a_tensor(what, value))
     try:
         array = np.asarray(value)
@@ -35,10 +40,21 @@ def to_array(value, what="返回值"):
     return array
 
 
-def tolerance(array):
-    """``(atol, rtol)`` for a result of this array's dtype."""
-    half = array.dtype.name == "bfloat16" or (array.dtype.kind == "f" and array.dtype.itemsize == 2)
-    return (HALF_ATOL, HALF_RTOL) if half else (ATOL, RTOL)
+def _bits(dtype_name):
+    """Bits of a floating dtype's storage (bfloat16 and float16: 16), or None."""
+    return {"bfloat16": 16, "float16": 16, "float32": 32, "float64": 64}.get(str(dtype_name))
+
+
+def tolerance(input_dtype="float32"):
+    """``(atol, rtol)`` for an exercise whose inputs have this dtype (a name)."""
+    return (HALF_ATOL, HALF_RTOL) if _bits(input_dtype) == 16 else (ATOL, RTOL)
+
+
+def check_precision(got, input_dtype, label=""):
+    """Fail when the array ``got`` is a float of fewer bits than the inputs' dtype."""
+    bits, wanted = _bits(got.dtype.name), _bits(input_dtype)
+    if bits is not None and wanted is not None and bits < wanted:
+        raise Fail(say.lower_precision(label, got.dtype.name, input_dtype))
 
 
 def unpack(value, names):
@@ -68,13 +84,15 @@ def _close(a, b, tol):
     return a.shape == b.shape and bool(np.all(np.abs(a.astype(float) - b) <= atol + rtol * np.abs(b)))
 
 
-def compare(got, expected, label="", hints=(), nan_hint=""):
+def compare(got, expected, label="", hints=(), nan_hint="", input_dtype="float32"):
     """Raise :class:`Fail` unless the array ``got`` equals ``expected`` within tolerance.
 
-    label: prefix of the message, e.g. "注意力权重的"; nan_hint: text after a NaN report.
+    label: prefix of the message, e.g. "注意力权重的"; nan_hint: text after a NaN report;
+    input_dtype: the dtype of the exercise's inputs, which sets the tolerance.
     """
     got = to_array(got, label or "返回值")
-    tol = tolerance(got)
+    check_precision(got, input_dtype, label)
+    tol = tolerance(input_dtype)
     expected = np.asarray(expected, dtype=float)
     if got.shape != expected.shape:
         hint = matching_hint(got, expected, hints, tol)
@@ -96,14 +114,14 @@ def _index(where):
     return tuple(int(i) for i in where)
 
 
-def compare_pair(result, expected, hints=(), nan_hint=""):
+def compare_pair(result, expected, hints=(), nan_hint="", input_dtype="float32"):
     """Check ``(output, weights)`` against the expected pair; hints hold pairs too.
 
     The weights are compared first: their errors say more about what went wrong.
     """
     output, weights = unpack(result, ("output", "weights"))
-    compare(weights, expected[1], "注意力权重的", [(t, v[1]) for t, v in hints], nan_hint)
-    compare(output, expected[0], "输出的", [(t, v[0]) for t, v in hints], nan_hint)
+    compare(weights, expected[1], "注意力权重的", [(t, v[1]) for t, v in hints], nan_hint, input_dtype)
+    compare(output, expected[0], "输出的", [(t, v[0]) for t, v in hints], nan_hint, input_dtype)
 
 
 def differ_check(first, second):

@@ -14,14 +14,15 @@ class Fail(Exception):
 class Case:
     """One generated test of an answer.
 
-    ``run(answer)`` is the only part that executes the reader's code: it runs in a
-    guarded thread and returns what ``judge`` inspects. ``judge(result)`` runs in the
-    caller's thread; it raises :class:`Fail` to fail the case, or returns a note (a
-    string shown with a passed case) or None.
+    ``task`` is ``(function, args)``: the child process runs ``function(answer, *args)``
+    (a function of :mod:`._tasks`, which only ever sees inputs) and sends back the
+    result as plain data. ``judge(result)`` runs in the parent; it raises
+    :class:`Fail` to fail the case, or returns a note (a string shown with a passed
+    case) or None.
     """
 
     name: str
-    run: Callable[[Any], Any]
+    task: tuple
     judge: Callable[[Any], Any]
 
 
@@ -30,13 +31,16 @@ class Checker:
     """How to check one coding exercise of the catalog.
 
     make_cases(rng) returns the cases, with fresh random inputs from the NumPy
-    generator ``rng``. forbidden: ``(public name, function)`` pairs of reference code
-    that the answer must not call. noun names the answer in messages (函数, 层, 测试).
+    generator ``rng``; with ``uses_policy`` it is ``make_cases(rng, compute_dtype)``,
+    the compute dtype of the reader's Keras policy (the inputs' dtype of a layer).
+    forbidden: ``(public name, function)`` pairs of reference code that the answer
+    must not call. noun names the answer in messages (函数, 层, 测试).
     """
 
-    make_cases: Callable[[Any], list]
+    make_cases: Callable[..., list]
     forbidden: tuple = ()
     noun: str = "函数"
+    uses_policy: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,21 +75,26 @@ class Verdict:
         cases: 各用例的 :class:`CaseResult`，按运行顺序。
         problem: 一个用例都没法运行时的原因（比如该交函数却交了一个数），此时
             所有用例都标为未运行；否则为空字符串。
+        interrupted: 检查被 Ctrl-C 中断了。
     """
 
     exercise_id: str
     title: str
     cases: list
     problem: str = ""
+    interrupted: bool = False
 
     @property
     def passed(self):
-        """全部用例都通过。"""
-        return bool(self.cases) and all(case.passed for case in self.cases)
+        """全部用例都通过（并且检查没有被中断）。"""
+        return bool(self.cases) and not self.interrupted and all(case.passed for case in self.cases)
 
     @property
     def state(self):
-        """判定词：``PASSED`` （通过）、``FAILED`` （未通过）或 ``UNFINISHED`` （未完成）。"""
+        """判定词：``PASSED`` （通过）、``FAILED`` （未通过）、``UNFINISHED`` （未完成）
+        或 ``INTERRUPTED`` （已中断）。"""
+        if self.interrupted:
+            return say.INTERRUPTED
         if any(case.unfinished for case in self.cases):
             return say.UNFINISHED
         return say.PASSED if self.passed else say.FAILED
@@ -96,6 +105,8 @@ class Verdict:
     def __str__(self):
         n_passed = sum(case.passed for case in self.cases)
         lines = [say.header(self.exercise_id, self.title, self.state, n_passed, len(self.cases))]
+        if self.interrupted:
+            return "\n".join([*lines, say.INTERRUPTED_LINE])
         if self.state == say.UNFINISHED:
             hint = next(case.message for case in self.cases if case.unfinished)
             return "\n".join([*lines, say.hint_line(hint)])
@@ -116,8 +127,9 @@ class Verdict:
 
 def call_case(name, args, judge, kwargs=None):
     """A case that calls the answer as ``answer(*args, **kwargs)`` and judges the result."""
-    kwargs = kwargs or {}
-    return Case(name, lambda answer: answer(*args, **kwargs), judge)
+    from . import _tasks
+
+    return Case(name, (_tasks.call, (tuple(args), dict(kwargs or {}))), judge)
 
 
 def twice_case(name, args_a, args_b, judge_a, judge_b, differ):
@@ -134,4 +146,6 @@ def twice_case(name, args_a, args_b, judge_a, judge_b, differ):
             except Fail as err:
                 raise Fail(f"{label}：{err}") from None
 
-    return Case(name, lambda answer: (answer(*args_a), answer(*args_b)), judge)
+    from . import _tasks
+
+    return Case(name, (_tasks.twice, (tuple(args_a), tuple(args_b))), judge)

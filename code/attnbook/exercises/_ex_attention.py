@@ -122,7 +122,5 @@ def cross_cases(rng):
     return cases
 
 
-CHECKERS = {
-    "scaled_dot_product_attention": Checker(sdpa_cases, SDPA_FORBIDDEN),
-    "cross_attention": Checker(cross_cases, SDPA_FORBIDDEN),
-}
+SDPA = Checker(sdpa_cases, SDPA_FORBIDDEN)
+CROSS = Checker(cross_cases, SDPA_FORBIDDEN)

@@ -70,6 +70,4 @@ def bytes_cases(rng):
     ]
 
 
-CHECKERS = {
-    "score_table_bytes": Checker(bytes_cases, (("attnbook.cost.score_table", cost.score_table),)),
-}
+SCORE_BYTES = Checker(bytes_cases, (("attnbook.cost.score_table", cost.score_table),))

@@ -140,9 +140,7 @@ def merge_cases(rng):
     return cases
 
 
-CHECKERS = {
-    "attention_shapes": Checker(shapes_cases, HEADS_FORBIDDEN + (
-        ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),)),
-    "split_heads": Checker(split_cases, HEADS_FORBIDDEN),
-    "merge_heads": Checker(merge_cases, HEADS_FORBIDDEN),
-}
+SHAPES = Checker(shapes_cases, HEADS_FORBIDDEN + (
+    ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),))
+SPLIT = Checker(split_cases, HEADS_FORBIDDEN)
+MERGE = Checker(merge_cases, HEADS_FORBIDDEN)

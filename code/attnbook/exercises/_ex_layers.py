@@ -7,13 +7,14 @@ import numpy as np
 
 from .. import attention
 from . import _numpy_ref as ref
+from . import _tasks
 from ._compare import compare_pair
 from ._core import Case, Checker, Fail
-from ._messages import describe_error, error_text, reader_location
+from ._correct_layers import CORRECT
 from ._mutants import MUTANTS
 
 MHA = attention.MiniMultiHeadAttention
-DENSE_NAMES = ("wq", "wk", "wv", "wo")
+DENSE_NAMES = _tasks.DENSE_NAMES
 
 
 # --- the fixed layer -----------------------------------------------------------------
@@ -35,20 +36,7 @@ def _numpy_mha(x, context, weights, heads, scale):
     return dense("wo", out), w
 
 
-def _copy_weights(layer, weights):
-    """Load the reference layer's Dense weights into the answer's wq, wk, wv, wo."""
-    for name, values in weights.items():
-        dense = getattr(layer, name, None)
-        if dense is None or not hasattr(dense, "set_weights"):
-            raise Fail(f"你的层没有 Dense 子层 {name}（需要 wq、wk、wv、wo 四个 keras.layers.Dense）")
-        mine = [tuple(w.shape) for w in dense.get_weights()]
-        theirs = [tuple(w.shape) for w in values]
-        if mine != theirs:
-            raise Fail(f"你的层的 {name} 权重形状是 {mine}，应与参考层的 {theirs} 相同")
-        dense.set_weights(values)
-
-
-def _layer_case(rng, name, d_model, heads, batch, n_q, n_k=None, d_c=None):
+def _layer_case(rng, compute_dtype, name, d_model, heads, batch, n_q, n_k=None, d_c=None):
     x = ref.normal(rng, batch, n_q, d_model)
     context = None if n_k is None else ref.normal(rng, batch, n_k, d_c or d_model)
     inputs = (x,) if context is None else (x, context)
@@ -67,17 +55,13 @@ def _layer_case(rng, name, d_model, heads, batch, n_q, n_k=None, d_c=None):
         ("（看起来去掉了缩放：应除以 √每头维度）", _numpy_mha(x, source, weights, heads, 1.0)),
     ]
 
-    def run(layer_cls):
-        answer = layer_cls(d_model, heads)
-        answer(*inputs)  # builds its Dense layers
-        _copy_weights(answer, weights)
-        return answer(*inputs, return_attention_scores=True)
-
-    return Case(name, run, functools.partial(compare_pair, expected=expected, hints=hints))
+    judge = functools.partial(compare_pair, expected=expected, hints=hints, input_dtype=compute_dtype)
+    return Case(name, (_tasks.layer, (d_model, heads, inputs, weights)), judge)
 
 
-def fixed_layer_cases(rng):
-    case = functools.partial(_layer_case, rng)
+def fixed_layer_cases(rng, compute_dtype="float32"):
+    """The layer's inputs are of the reader's compute dtype (bfloat16 under mixed_bfloat16)."""
+    case = functools.partial(_layer_case, rng, compute_dtype)
     return [
         case("单头（num_heads = 1）", d_model=8, heads=1, batch=2, n_q=5),
         case("8 个头", d_model=32, heads=8, batch=2, n_q=6),
@@ -89,45 +73,34 @@ def fixed_layer_cases(rng):
 # --- the shape test ------------------------------------------------------------------
 
 
-def _outcome(shape_test, layer_cls):
-    """Run the reader's test on one layer class; return the exception it raised, or None."""
-    try:
-        shape_test(layer_cls)
-    except NotImplementedError:
-        raise  # an unfinished test catches nothing: reported as such
-    except Exception as err:  # noqa: BLE001  (raising is what a test does)
-        return err
-    return None
-
-
-def _must_pass(err):
-    if err is None:
+def _must_pass(outcome, name):
+    if outcome is None:
         return None
-    if isinstance(err, AssertionError):
-        raise Fail(f"你的测试把正确的 MiniMultiHeadAttention 判为错误：AssertionError: "
-                   f"{error_text(err)}{reader_location(err)}")
-    raise Fail(describe_error(err, "测试") + "（在正确的 MiniMultiHeadAttention 上）")
+    if outcome["assertion"]:
+        raise Fail(f"你的测试把正确的{name}判为错误：AssertionError: {outcome['text']}{outcome['where']}")
+    raise Fail(f"你的测试抛出了 {outcome['raised']}: {outcome['text']}{outcome['where']}（在正确的{name}上）")
 
 
-def _must_catch(err, name, explanation):
-    if err is None:
+def _must_catch(outcome, name, explanation):
+    if outcome is None:
         raise Fail(f"变体“{name}”没有被你的测试发现（{explanation}）")
-    if not isinstance(err, AssertionError):
-        return (f"发现了，但抛出的是 {type(err).__name__} 而不是 AssertionError"
-                f"（{error_text(err, 80)}）：形状不对时最好用 assert 报告")
+    if not outcome["assertion"]:
+        return (f"发现了，但抛出的是 {outcome['raised']} 而不是 AssertionError"
+                f"（{outcome['short']}）：形状不对时最好用 assert 报告")
     return None
 
 
 def shape_test_cases(rng):
-    cases = [Case("正确的层", lambda test: _outcome(test, MHA), _must_pass)]
+    """Correct layers (the package's and others the reader has not seen) must pass the
+    reader's test; each broken one must fail it."""
+    cases = [Case(case_name, (_tasks.shape_test, (cls,)), functools.partial(_must_pass, name=shown))
+             for case_name, cls, shown in CORRECT]
     for name, cls, explanation in MUTANTS:
-        cases.append(Case(name, functools.partial(lambda test, c: _outcome(test, c), c=cls),
+        cases.append(Case(name, (_tasks.shape_test, (cls,)),
                           functools.partial(_must_catch, name=name, explanation=explanation)))
     return cases
 
 
-CHECKERS = {
-    "FixedMultiHeadAttention": Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),),
-                                       noun="层"),
-    "shape_test": Checker(shape_test_cases, noun="测试"),
-}
+FIXED_LAYER = Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),), noun="层",
+                      uses_policy=True)
+SHAPE_TEST = Checker(shape_test_cases, noun="测试")

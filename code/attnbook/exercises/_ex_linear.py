@@ -6,11 +6,13 @@ from .. import efficient
 from .._tf import tf
 from . import _numpy_ref as ref
 from ._compare import compare, differ_check
+from . import _tasks
 from ._core import Case, Checker, Fail, call_case, twice_case
-from ._messages import error_text, reader_location
 
-# The traced case: large enough that an n_q × n_k table stands out, small enough to trace fast.
-TRACE_N_Q, TRACE_N_K, TRACE_D, TRACE_D_V = 256, 192, 8, 6
+# The cost case: the answer traced and run eagerly at two sizes, n doubling. Large enough
+# that an n_q × n_k table stands out from the n × d tensors, small enough to run fast.
+SIZES, TRACE_D, TRACE_D_V = ((256, 192), (512, 384)), 8, 6
+GROWTH_LIMIT = 3.0  # doubling n: about 2× for linear work, 4× for a table
 
 
 def _linear_judge(q, k, v):
@@ -23,39 +25,19 @@ def _linear_judge(q, k, v):
     return functools.partial(compare, expected=expected, hints=hints)
 
 
-def _table_sized_tensor(graph, n_q, n_k):
-    """``(op type, shape)`` of the first tensor in ``graph`` (or a nested function graph)
-    whose last two static dimensions are both sequence lengths (n_q or n_k), else None."""
-    graphs, seen = [graph], set()
-    while graphs:
-        g = graphs.pop()
-        for op in g.get_operations():
-            for out in op.outputs:
-                dims = out.shape.as_list() if out.shape.rank is not None else []
-                if len(dims) >= 2 and dims[-2] in (n_q, n_k) and dims[-1] in (n_q, n_k):
-                    return op.type, tuple(dims)
-            for attr in ("f", "body", "cond", "then_branch", "else_branch"):
-                if attr in op.node_def.attr and op.get_attr(attr).name not in seen:
-                    seen.add(op.get_attr(attr).name)
-                    graphs.append(g._get_function(op.get_attr(attr).name).graph)  # noqa: SLF001
-    return None
+def _no_table(sizes):
+    """Fail when, traced or eager, the largest intermediate tensor grows like n_q × n_k.
 
-
-def _trace(answer):
-    specs = [tf.TensorSpec((1, n, d)) for n, d in
-             ((TRACE_N_Q, TRACE_D), (TRACE_N_K, TRACE_D), (TRACE_N_K, TRACE_D_V))]
-    try:
-        graph = tf.function(answer).get_concrete_function(*specs).graph
-    except Exception as err:  # noqa: BLE001  (numpy calls on symbolic tensors and the like)
-        raise Fail(f"无法用 tf.function 追踪你的函数（{type(err).__name__}: {error_text(err, 120)}）"
-                   f"{reader_location(err)}：请只用 TensorFlow 算子来写（不要转成 numpy）") from None
-    return _table_sized_tensor(graph, TRACE_N_Q, TRACE_N_K)
-
-
-def _no_table(found):
-    if found is not None:
-        op_type, shape = found
-        raise Fail(f"你的实现构造了 n×n 的张量（算子 {op_type} 输出 {shape}）：线性注意力不应该先算打分表")
+    sizes: what :func:`~._tasks.tensor_sizes` measured at ``SIZES`` (n doubles). A
+    table of any rank, ``(..., n_q, 1, n_k)`` too, has n_q·n_k elements and grows 4×.
+    """
+    small, large = sizes
+    for mode, label in (("graph", "用 tf.function 追踪时"), ("eager", "直接（eager）运行时")):
+        (e1, _, _), (e2, op_type, shape) = small[mode], large[mode]
+        table = large["n_q"] * large["n_k"]
+        if e2 >= table / 4 or (e1 and e2 / e1 > GROWTH_LIMIT):
+            raise Fail(f"{label}你的实现构造了随 n_q × n_k 增长的张量（算子 {op_type} 输出 {tuple(shape)}；"
+                       f"n_q、n_k 加倍，最大的中间张量从 {e1} 个元素变成 {e2} 个）：线性注意力不应该先算打分表")
 
 
 def linear_cases(rng):
@@ -69,12 +51,12 @@ def linear_cases(rng):
     cases = [call_case(name, args, _linear_judge(*args)) for name, args in named]
     a, b = (n(2, 8, 4), n(2, 8, 4), n(2, 8, 4)), (n(2, 8, 4), n(2, 8, 4), n(2, 8, 4))
     cases.append(twice_case("两组不同的输入", a, b, _linear_judge(*a), _linear_judge(*b), differ_check))
-    cases.append(Case(f"不构造 n×n 的表（n_q = {TRACE_N_Q}，n_k = {TRACE_N_K}）", _trace, _no_table))
+    (n_q, n_k), (n_q2, n_k2) = SIZES
+    cases.append(Case(f"不构造 n×n 的表（n_q × n_k 从 {n_q}×{n_k} 到 {n_q2}×{n_k2}，追踪与 eager 两种方式）",
+                      (_tasks.tensor_sizes, (SIZES, TRACE_D, TRACE_D_V)), _no_table))
     return cases
 
 
-CHECKERS = {
-    "linear_attention": Checker(linear_cases, (
-        ("attnbook.linear_attention", efficient.linear_attention),
-        ("attnbook.efficient._causal_linear", efficient._causal_linear))),
-}
+LINEAR = Checker(linear_cases, (
+    ("attnbook.linear_attention", efficient.linear_attention),
+    ("attnbook.efficient._causal_linear", efficient._causal_linear)))

@@ -142,7 +142,5 @@ def decoder_cases(rng):
     ]
 
 
-CHECKERS = {
-    "padding_mask": Checker(padding_cases, MASK_FORBIDDEN),
-    "decoder_mask": Checker(decoder_cases, MASK_FORBIDDEN),
-}
+PADDING = Checker(padding_cases, MASK_FORBIDDEN)
+DECODER = Checker(decoder_cases, MASK_FORBIDDEN)

@@ -13,6 +13,8 @@ import traceback
 PASSED = "通过"
 FAILED = "未通过"
 UNFINISHED = "未完成"
+INTERRUPTED = "已中断"
+INTERRUPTED_LINE = "  检查被中断（Ctrl-C）：检查进程已经结束，没有判定。"
 NOT_RUN = "未运行"
 STUB_TODO = "在这里写你的答案"  # the text of the starter stubs' NotImplementedError
 FORGOT_RETURN = "（是不是忘了 return？）"
@@ -23,7 +25,7 @@ CACHED_RESULT = "两组不同的输入得到了完全相同的结果：是不是
 
 def header(exercise_id, title, state, n_passed, n_cases):
     """The first line: ``练习 4.5.2“标题”：通过（8/8 个用例）``; 未完成 has no count."""
-    count = "" if state == UNFINISHED else f"（{n_passed}/{n_cases} 个用例）"
+    count = "" if state in (UNFINISHED, INTERRUPTED) else f"（{n_passed}/{n_cases} 个用例）"
     return f"练习 {exercise_id}“{title}”：{state}{count}"
 
 
@@ -55,7 +57,32 @@ def timeout(time_limit):
 
 
 def reference_called(noun, name):
+    if name.endswith(".solutions"):
+        return f"你的{noun}导入了参考解答 {name}：请自己写出这一步。"
     return f"你的{noun}直接调用了参考实现 {name}：请自己写出这一步。"
+
+
+def memory_exceeded(used, limit):
+    return f"内存超过上限：检查进程多用了 {used:.0f} MiB（上限 {limit:g} MiB），已被结束"
+
+
+def child_gone(reason):
+    """The child ended or garbled its messages in the middle of a case."""
+    return f"{reason}（你的代码结束了检查进程，或让它崩溃了）"
+
+
+def load_timeout(time_limit):
+    return f"超时：载入答案（运行文件顶层的代码）超过 {time_limit:g} 秒"
+
+
+def not_picklable(err):
+    return (f"无法把答案交给检查进程（{type(err).__name__}: {error_text(err)}）："
+            "它引用的某个对象不能复制到新的 Python 进程里")
+
+
+def lower_precision(what, got, wanted):
+    return (f"{what}dtype 是 {got}，精度低于输入的 {wanted}：请按输入的 dtype 计算并返回结果"
+            "（低精度的结果不按更宽的容差判定）")
 
 
 def unfinished(noun, err):
@@ -103,10 +130,11 @@ def type_name(value):
         return "None"
     if isinstance(value, str):
         return f"字符串 {value[:30]!r}"
+    name = getattr(value, "returned_type", None) or getattr(value, "type_name", None) or type(value).__name__
     shape = getattr(value, "shape", None)
     if shape is not None and not isinstance(value, type):
-        return f"{type(value).__name__}（形状 {fmt_shape(shape)}）"
-    return type(value).__name__
+        return f"{name}（形状 {fmt_shape(shape)}）"
+    return name
 
 
 def fmt_shape(shape):
@@ -159,8 +187,8 @@ def unknown_id(exercise_id, checkable):
     return f"没有编号为 {exercise_id!r} 的练习。可检查的练习：{'、'.join(checkable)}。"
 
 
-def bad_time_limit(time_limit):
-    return f"time_limit 必须是正数（秒），得到 {time_limit!r}。"
+def bad_time_limit(time_limit, name="time_limit"):
+    return f"{name} 必须是有限的正数，得到 {time_limit!r}。"
 
 
 def unknown_name(name, names):

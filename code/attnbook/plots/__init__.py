@@ -5,6 +5,7 @@
 ``matplotlib.figure.Figure``；:func:`figure_svg` 把它写成本书网页所用的 SVG。
 """
 
+from ._explorable import explore_heads, explore_masks, explore_saturation, explore_scaling, saturation_sample
 from ._style import setup
 from ._svg import figure_svg
 from ._theme import CMAP
@@ -17,5 +18,6 @@ from .wiring import attention_wiring
 __all__ = [
     "CMAP", "setup", "figure_svg", "signal_flow", "weights_heatmap", "head_grid", "alignment_table",
     "mask_comparison", "reversal_alignment", "scaling_curves", "attention_wiring",
-    "rnn_vs_attention_time", "variant_costs",
+    "rnn_vs_attention_time", "variant_costs", "explore_scaling", "explore_masks", "explore_heads",
+    "explore_saturation", "saturation_sample",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib import patheffects
 
 from ._style import CMAP, MUTED, OUTLINE_EDGE, OUTLINE_LINE
-from ._svg import record_heatmap
+from ._svg import heatmap_panels, record_heatmap
 
 QUERY_LABEL = "查询位置"
 KEY_LABEL = "键位置"
@@ -62,52 +62,61 @@ def _vmax(*tables):
     return max(float(np.max(t)) for t in tables) or 1.0
 
 
-def weights_heatmap(weights, title="注意力权重表"):
-    """一张注意力权重表 ``(n_q, n_k)``：第 i 行是查询 i 怎样分配它的注意力。"""
+def weights_heatmap(weights, title="注意力权重表", vmax=None):
+    """一张注意力权重表 ``(n_q, n_k)``：第 i 行是查询 i 怎样分配它的注意力。
+
+    ``vmax`` 是颜色条顶端的权重，默认取表中最大的权重。
+    """
     weights = _as_table(weights)
     fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
-    image = _draw(ax, weights, _vmax(weights))
+    image = _draw(ax, weights, vmax or _vmax(weights))
     ax.set_title(title)
     _colorbar(fig, image, ax)
     record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
     return fig
 
 
-def _mark_padding(ax, length, n_q, n_k):
-    """Dashed lines before the first padded key (column) and query (row)."""
+def _mark_padding(ax, length, n_q, n_k, panel):
+    """Dashed lines before the first padded key (column) and query (row); their SVG ids
+    go into the panel's ``padding`` entry, so a page can move them."""
     line = dict(color=OUTLINE_LINE, linestyle="--", linewidth=1.6, path_effects=_OUTLINED)
+    marks = {"length": length}
     if length < n_k:
-        ax.axvline(length - 0.5, **line)
+        marks["cols"] = f"padding-cols-{panel}"
+        ax.axvline(length - 0.5, gid=marks["cols"], **line)
     if length < n_q:
-        ax.axhline(length - 0.5, **line)
+        marks["rows"] = f"padding-rows-{panel}"
+        ax.axhline(length - 0.5, gid=marks["rows"], **line)
     ax.set_xlabel(f"{KEY_LABEL}（虚线后为补零）")
     ax.set_ylabel(f"{QUERY_LABEL}（虚线下为补零）")
+    return marks
 
 
-def mask_comparison(unmasked, masked, length=None):
+def mask_comparison(unmasked, masked, length=None, vmax=None):
     """并排画出同一序列不加与加填充掩码时的注意力权重，各为 ``(n_q, n_k)``。
 
     左图标题为“无掩码”，右图为“有掩码”。``length`` 是序列的真实长度，从这个位置起
-    都是填充，用虚线标出。
+    都是填充，用虚线标出。``vmax`` 是颜色条顶端的权重，默认取两表中最大的权重。
     """
     unmasked, masked = _as_table(unmasked, "unmasked"), _as_table(masked, "masked")
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.8), layout="constrained")
-    vmax = _vmax(unmasked, masked)
-    for ax, weights, title in [(axes[0], unmasked, "无掩码"), (axes[1], masked, "有掩码")]:
+    vmax = vmax or _vmax(unmasked, masked)
+    for p, (ax, weights, title) in enumerate([(axes[0], unmasked, "无掩码"), (axes[1], masked, "有掩码")]):
         image = _draw(ax, weights, vmax)
         ax.set_title(title)
-        if length is not None:
-            _mark_padding(ax, length, *weights.shape)
         record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
+        if length is not None:
+            heatmap_panels(fig)[-1]["padding"] = _mark_padding(ax, length, *weights.shape, p)
     _colorbar(fig, image, axes)
     return fig
 
 
-def head_grid(weights, title=None):
+def head_grid(weights, title=None, vmax=None):
     """每个头一张权重表：``weights`` 为 ``(heads, n_q, n_k)``，每行至多两张。
 
     例如 :class:`attnbook.MiniMultiHeadAttention` 以 ``return_attention_scores=True``
-    调用时返回的权重 ``w``，取第一个样本 ``w[0]``。
+    调用时返回的权重 ``w``，取第一个样本 ``w[0]``。``vmax`` 是颜色条顶端的权重，
+    默认取各表中最大的权重。
     """
     weights = _as_table(weights, rank=3)
     heads = weights.shape[0]
@@ -116,7 +125,7 @@ def head_grid(weights, title=None):
     rows = int(np.ceil(heads / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(2.9 * cols + 1.0, 3.0 * rows + 0.4),
                              layout="constrained", squeeze=False)
-    vmax = _vmax(weights)
+    vmax = vmax or _vmax(weights)
     for h, ax in enumerate(axes.flat):
         if h >= heads:
             ax.remove()

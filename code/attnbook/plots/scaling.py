@@ -37,7 +37,7 @@ def scaling_curves(result, metrics=("max_weight", "grad_norm")):
         for name, style in _CURVES.items():
             ax.plot(d_k, result[name][metric], marker=style["marker"], linestyle=style["linestyle"],
                     color=accent(style["step"]), markersize=6, linewidth=1.8,
-                    label=style["label"])
+                    label=style["label"], gid=f"curve-{name}-{metric}")  # a page can find it
         reference = _uniform_reference(metric, result["n_keys"])
         if reference is not None:
             ax.axhline(reference, color=MUTED, linewidth=1.2, linestyle=(0, (1, 2)),
