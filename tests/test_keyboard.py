@@ -80,7 +80,14 @@ FOCUS_JS = """async () => {
     return {again, count: window.__seen.size};
 }"""
 
-MISSED_JS = """() => window.__controls.filter((el) => !window.__seen.has(el)).map(window.__describe)"""
+# A group of radio buttons is one tab stop (arrow keys move inside it): reached when one
+# of its buttons was.
+MISSED_JS = """() => {
+    const group = (el) => el.type === 'radio' && el.name ? `${el.form ? el.form.id : ''}/${el.name}` : null;
+    const groups = new Set([...window.__seen].map(group).filter(Boolean));
+    return window.__controls.filter((el) => !window.__seen.has(el) && !(group(el) && groups.has(group(el))))
+        .map((el) => window.__describe(el) + (el.type ? ` (${el.type} ${el.name || ''})` : ''));
+}"""
 
 
 def tab_through(page, key="Tab") -> dict:
