@@ -1,0 +1,153 @@
+"""Accessibility: axe-core on every page, in every state a reader can put it in.
+
+Each page is loaded once (desktop, light) and then walked through eight states without a
+reload: light and dark (the system's colour scheme, which the theme follows), desktop and
+phone width, and, on pages with the 只看原文 switch, the editor's layer shown and hidden.
+In each state axe-core (the copy bundled in the pinned axe-playwright-python wheel; no
+CDN) checks the WCAG 2.0/2.1/2.2 A and AA rules, and one violation of any impact fails
+the test, named by rule, element, page and state. axe's best-practice rules run too:
+their findings go to test-artifacts/a11y/, and each one the book leaves is explained in
+BEST_PRACTICE_LEFT below; a finding not explained there fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from browsing import Server, prefix_of_404
+from buildfiles import ROOT, html_pages
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = ROOT / "test-artifacts" / "a11y"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+# A Gray code through the states: one thing changes from one state to the next.
+STATES = [("desktop", "light", "all"), ("desktop", "dark", "all"), ("desktop", "dark", "author"),
+          ("desktop", "light", "author"), ("phone", "light", "author"), ("phone", "dark", "author"),
+          ("phone", "dark", "all"), ("phone", "light", "all")]
+
+# Best-practice findings the book leaves, each with the reason. axe runs these rules in
+# the first state of every page only (they do not depend on theme or width).
+BEST_PRACTICE_LEFT: dict[str, str] = {
+    # The book's title link at the top of the primary sidebar (pydata-sphinx-theme's
+    # navbar-logo component) sits outside the sidebar's <nav aria-label="全书目录">. It
+    # links to the preface, as the nav's first item does; a screen reader still reads it
+    # first, and the landmarks (header, nav, main) all have names.
+    "region": "the sidebar's title link, outside the nav landmark; the nav repeats it",
+    # The corner cell of the editor's self- vs cross-attention table on the section page:
+    # the rows are named in the first column, the columns in the header row, so the
+    # corner names nothing. Screen readers announce both headers right. The table is page
+    # prose, which this part of the work leaves as it is.
+    "empty-table-header": "the corner cell of a two-way table in the page prose",
+}
+
+# index.html only redirects to book/index.html (a meta refresh).
+PAGES = [p for p in html_pages(include_404=True) if p != "index.html"] or ["<no build>"]
+
+
+def axe_source() -> str:
+    """axe.min.js from the pinned axe-playwright-python wheel (requirements.txt)."""
+    import axe_playwright_python
+
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+# color-contrast is most of axe's time on a long page (9 of 24 s on the section page
+# under load). 只看原文 only hides elements and changes no colour, and every element it
+# leaves was checked in the same theme and width with the editor's layer shown, so that
+# state skips the rule (``skip``).
+RUN_AXE_JS = """async ([tags, skip]) => {
+    const rules = Object.fromEntries(skip.map((id) => [id, {enabled: false}]));
+    const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, rules,
+                                       resultTypes: ['violations']});
+    return r.violations.map((v) => ({id: v.id, impact: v.impact, tags: v.tags, help: v.help,
+        nodes: v.nodes.map((n) => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                                    summary: n.failureSummary}))}));
+}"""
+
+# pydata-sphinx-theme makes a code block or output that scrolls focusable (tabindex 0),
+# 300 ms after a resize: wait until every one of them is, so that axe sees the page a
+# reader who loaded it at this width sees.
+TAB_STOPS_SETTLED_JS = """() => [...document.querySelectorAll(
+        'pre, .cell_output > .output, .pst-scrollable-table-container')]
+    .every((el) => (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) === (el.tabIndex === 0))"""
+
+# The 只看原文 switch set as a reader sets it; null on a page without one.
+SET_VOICE_JS = """(voice) => {
+    const box = document.querySelector('.voice-switch-input');
+    if (box && box.checked !== (voice === 'author')) box.click();
+    return box ? document.documentElement.dataset.voice : null;
+}"""
+
+
+def settle(page, theme):
+    """Wait until the page shows ``theme``, its colours have stopped fading (axe would
+    measure a contrast halfway) and the theme's tab stops are set; a wait that times out
+    leaves the page to axe as it is, and axe reports what is wrong."""
+    page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
+    for condition in ("() => document.getAnimations().length === 0", TAB_STOPS_SETTLED_JS):
+        try:
+            page.wait_for_function(condition, timeout=3000)
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+
+def report(violations, page, state) -> list[str]:
+    lines = []
+    for v in violations:
+        for n in v["nodes"]:
+            lines.append(f"{page} [{state}] {v['id']} ({v['impact']}): {v['help']}\n"
+                         f"    element {n['target']}: {n['html']}\n    {n['summary'] or ''}".rstrip())
+    return lines
+
+
+@pytest.fixture(scope="module")
+def axe_js():
+    return axe_source()
+
+
+@pytest.fixture(scope="module")
+def server_404(site):
+    """The 404 page links its assets under the prefix it was built for: serve it there."""
+    srv = Server(site, prefix_of_404(site))
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_axe_finds_no_wcag_violation(page, request, watch, axe_js):
+    if page.startswith("<"):
+        pytest.fail("no build in _build/html: run `make book` first")
+    srv = request.getfixturevalue("server_404" if page == "404.html" else "server")
+    w = watch(viewport=DESKTOP, color_scheme="light")
+    w.page.add_init_script(axe_js)
+    w.open(srv.url + page)
+    failures, best, seen = [], [], set()
+    for width, theme, voice in STATES:
+        w.page.set_viewport_size(DESKTOP if width == "desktop" else PHONE)
+        w.page.emulate_media(color_scheme=theme)
+        if w.page.evaluate(SET_VOICE_JS, voice) is None and voice == "author":
+            continue  # no 只看原文 switch on this page: the editor's layer is never hidden
+        settle(w.page, theme)
+        state = f"{width}, {theme}, {'只看原文' if voice == 'author' else 'editor shown'}"
+        skip = ["color-contrast"] if voice == "author" else []
+        failures += report(w.page.evaluate(RUN_AXE_JS, [WCAG_TAGS, skip]), page, state)
+        if not seen:
+            found = [v for v in w.page.evaluate(RUN_AXE_JS, [["best-practice"], []])
+                     if not set(v["tags"]) & set(WCAG_TAGS)]
+            best += [dict(v, page=page, state=state, explained=BEST_PRACTICE_LEFT.get(v["id"]))
+                     for v in found]
+        seen.add(state)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    out = ARTIFACTS / (page.replace("/", "__").removesuffix(".html") + ".json")
+    out.write_text(json.dumps({"page": page, "states": sorted(seen), "wcag_violations": failures,
+                               "best_practice": best}, ensure_ascii=False, indent=1), encoding="utf-8")
+    unexplained = [b for b in best if not b["explained"]]
+    assert not failures, f"{len(failures)} WCAG A/AA violations:\n" + "\n".join(failures)
+    assert not unexplained, ("best-practice findings not explained in BEST_PRACTICE_LEFT:\n"
+                             + "\n".join(report(unexplained, page, unexplained[0]["state"])))
