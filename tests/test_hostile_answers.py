@@ -197,3 +197,21 @@ def test_ctrl_c_in_a_notebook_ends_the_check(tmp_path):
     verdict = check(SDPA, hangs)
     assert verdict.interrupted and not verdict.passed and str(verdict).splitlines()[0].endswith("：已中断")
     assert gone(int(pid_file.read_text()))
+
+
+@pytest.mark.slow
+def test_an_import_of_the_solutions_is_caught_when_they_are_loaded_and_compiled(tmp_path):
+    """A fresh command whose process has the solutions loaded and compiled to bytecode
+    (as a wheel's venv has): the answer's import_module opens only the .pyc, and must
+    still be caught."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import py_compile, sys\n"
+        "import attnbook.exercises.solutions as s\n"
+        "py_compile.compile(s.__file__)\n"
+        "from attnbook.exercises.__main__ import main\n"
+        f"sys.exit(main([{SDPA!r}, {str(FOLDER / 'imports_the_solutions.py')!r}]))\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "导入了参考解答" in done.stdout + done.stderr and not passed_line(done.stdout)

@@ -67,16 +67,29 @@ def _parameters(code):
 
 
 def watch_solutions(report):
-    """Report an import of the solutions module, or an open of its file, for good."""
-    solutions_file = os.path.realpath(_SOLUTIONS_FILE)
+    """Report an import of the solutions module, or an open of its file, for good.
+
+    A module already in ``sys.modules`` is imported again without any audit event, so
+    it is dropped first: every way back to it then opens its source or its bytecode
+    (``importlib.import_module`` raises no ``import`` event, only the ``open``)."""
+    sys.modules.pop(SOLUTIONS, None)
+    package = sys.modules.get(__package__)
+    if package is not None and hasattr(package, "solutions"):
+        delattr(package, "solutions")
+    here = os.path.dirname(os.path.realpath(_SOLUTIONS_FILE))
+    folders = {here, os.path.join(here, "__pycache__")}
+
+    def is_solutions_file(path):
+        name = os.path.basename(path)
+        return ((name == "solutions.py" or (name.startswith("solutions.") and name.endswith(".pyc")))
+                and os.path.dirname(os.path.realpath(path)) in folders)
 
     def hook(event, args):
         if event == "import" and args and isinstance(args[0], str):
             if args[0] == SOLUTIONS or args[0].startswith(SOLUTIONS + "."):
                 report(SOLUTIONS)
         elif event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
-            path = os.fsdecode(args[0]) if not isinstance(args[0], int) else ""
-            if os.path.basename(path) == "solutions.py" and os.path.realpath(path) == solutions_file:
+            if is_solutions_file(os.fsdecode(args[0])):
                 report(SOLUTIONS)
 
     sys.addaudithook(hook)
