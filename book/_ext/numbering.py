@@ -6,12 +6,13 @@ the manuscript's figures keep their printed numbers (``manuscript_figures``: lab
 number) and every other figure, all of them the editor's, is numbered in reading order
 with ``editorial_figure_format`` (编者图 4.5-1, 4.5-2, …), a form no printed number
 takes. With ``numfig_format`` ``"%s"`` for figures, the whole label is the "number".
+Both formats write ``{section}`` where the section number goes.
 
 Exercises are numbered within the section, as 练习 4.5.1, 4.5.2 and so on, which are
 also the ids the checker takes: ``enumerable_prefix[kind]`` goes in front of Sphinx's
 numbers of that kind. The exercises' prefix is not written in ``_config.yml``: it is
 the exercise catalog's ``SECTION`` (``attnbook.exercises.catalog``), the one place the
-section number of the exercise ids is written. The parentheses around exercise titles
+section number is written; the figure, table and listing formats take it from there too. The parentheses around exercise titles
 are made full-width: 练习 4.5.1（标题）.
 """
 
@@ -23,11 +24,13 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 _FULL_WIDTH = {" (": "（", ")": "）"}
 
 
-def _exercise_prefix(app, config):
-    """Take the exercises' prefix from the catalog's SECTION, unless the config sets one."""
-    if "exercise" not in config.enumerable_prefix:
-        from attnbook.exercises.catalog import SECTION  # imports TensorFlow, as the starter page does
+def _section_numbers(app, config):
+    """Put the catalog's SECTION into the number formats and the exercises' prefix."""
+    from attnbook.exercises.catalog import SECTION  # imports TensorFlow, as the starter page does
 
+    config.numfig_format = {kind: fmt.replace("{section}", SECTION) for kind, fmt in config.numfig_format.items()}
+    config.editorial_figure_format = config.editorial_figure_format.replace("{section}", SECTION)
+    if "exercise" not in config.enumerable_prefix:
         config.enumerable_prefix = {**config.enumerable_prefix, "exercise": [int(n) for n in SECTION.split(".")]}
 
 
@@ -92,7 +95,7 @@ def setup(app):
     app.add_config_value("manuscript_figures", {}, "env", types=[dict])
     app.add_config_value("editorial_figure_format", "编者图 {}", "env", types=[str])
     app.add_config_value("enumerable_prefix", {}, "env", types=[dict])
-    app.connect("config-inited", _exercise_prefix)
+    app.connect("config-inited", _section_numbers)
     # Sphinx assigns the numbers in its own env-get-updated handler (priority 500).
     app.connect("env-get-updated", _sphinx_numbers_back, priority=400)
     app.connect("env-get-updated", _renumber, priority=900)
