@@ -127,8 +127,10 @@ def test_catalog_ids_follow_the_order_of_the_book():
 
     class Config:
         enumerable_prefix = {}
+        numfig_format = {}
+        editorial_figure_format = ""
 
-    load_extension("numbering")._exercise_prefix(None, Config)
+    load_extension("numbering")._section_numbers(None, Config)
     assert ".".join(str(n) for n in Config.enumerable_prefix["exercise"]) == SECTION
     assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
     assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
