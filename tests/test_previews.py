@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup
 
 from buildfiles import HTML, ROOT, SECTION, glossary_entries, html_pages, load_extension, soup
 
-sys.path.insert(0, str(ROOT / "book" / "_ext"))  # glossary_links imports search_terms
+sys.modules.setdefault("search_terms", load_extension("search_terms"))  # glossary_links imports it by name
 glossary_links = load_extension("glossary_links")
 previews = load_extension("previews")
 
