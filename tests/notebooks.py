@@ -50,12 +50,17 @@ def cell_text(cell):
 
 def reader_kernel(folder, python):
     """A kernel manager for ``python``'s own ipykernel, whatever kernels the user has
-    registered: its kernelspec lives in ``folder``."""
+    registered: its kernelspec lives in ``folder``.
+
+    The kernel talks over unix sockets in ``folder``, not TCP: a TCP kernel binds ports
+    its manager picked and released a moment before, and when tests start kernels in
+    parallel another process can take one first, so the kernel dies before it answers."""
     spec = Path(folder) / "reader"
     spec.mkdir(parents=True, exist_ok=True)
     argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "reader", "language": "python"}))
-    return KernelManager(kernel_name="reader", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(folder)]))
+    return KernelManager(kernel_name="reader", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(folder)]),
+                         transport="ipc", ip=str(Path(folder) / "kernel"))
 
 
 def run_as_reader(nb, workdir, python, timeout=600):

@@ -146,13 +146,49 @@ def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
 QUADRATIC = {"score_growth_pairs": [10 ** 4, 10 ** 6, 10 ** 8, 10 ** 10], "variant_lengths": [2048, 4096, 8192]}
 
 
-@pytest.mark.parametrize("time_slope, memory_slope, kind", [
-    (1.99, 1.95, "holds"), (2.59, 1.95, "partly"), (2.59, 1.2, "fails")])
-def test_the_quadratic_verdict_reads_both_measured_slopes(time_slope, memory_slope, kind):
+@pytest.mark.parametrize("time_slope, memory_slope, kind, because", [
+    (1.99, 1.95, "partly", "都在 2 ± 0.3 以内"), (2.59, 1.95, "partly", "只有一项"), (2.59, 1.2, "fails", "都不在")])
+def test_the_quadratic_verdict_reads_both_measured_slopes(time_slope, memory_slope, kind, because):
+    """显存 is not measured, so even two quadratic slopes make the claim only 部分成立."""
     result = verdict("quadratic-growth", variant_time_slope_full=time_slope,
                      variant_memory_slope_full=memory_slope, **QUADRATIC)
     assert result.kind == kind
+    assert because in result.reason and "显存" in result.reason
     assert f"时间 {time_slope:.2f}" in result.values
+
+
+def test_an_unmeasured_part_caps_a_holding_check_at_partly():
+    claim = {"id": "x", "check": {"holds": "a > 0", "reason": {"holds": "量到的部分成立。", "fails": "不成立。"}}}
+    assert claims_ext.evaluate(claim, {"a": 1}).kind == "holds"
+    claim["check"]["unmeasured"] = "另一半没有测。"
+    capped = claims_ext.evaluate(claim, {"a": 1})
+    assert capped.kind == "partly" and capped.reason.endswith("本书没有测的部分：另一半没有测。")
+    assert claims_ext.evaluate(claim, {"a": -1}).kind == "fails"
+
+
+def test_the_minus_infinity_recipe_is_partly_true_when_a_full_row_gives_nan():
+    masked = {"pad_weight_masked": 0.0, "pad_output_change_masked": 0.0}
+    assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=True, **masked).kind == "partly"
+    assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=False, **masked).kind == "holds"
+    leaky = dict(masked, pad_output_change_masked=0.2)
+    assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=True, **leaky).kind == "fails"
+
+
+def test_the_direct_path_verdict_reads_the_structure_not_a_threshold():
+    random_draw = [0.125, 0.0132, 0.1294, 0.05, 0.09, 0.0360, 0.2, 0.1]
+    assert verdict("direct-path", walkthrough_weight_on_first=random_draw).kind == "holds"
+    decaying = [0.3, 0.2, 0.15, 0.1, 0.08, 0.06, 0.04, 0.02]
+    assert verdict("direct-path", walkthrough_weight_on_first=decaying).kind == "partly"
+    assert verdict("direct-path", walkthrough_weight_on_first=[0.0] + decaying[1:]).kind == "fails"
+
+
+def test_exact_chunking_that_is_quadratic_in_time_makes_the_variants_partly_true():
+    linear = {f"variant_{kind}_slope_{name}": 1.0 for kind in ("time", "memory")
+              for name in ("window", "linear", "chunked")}
+    values = dict(linear, variant_lengths=[2048, 4096, 8192])
+    assert verdict("linear-variants", **values).kind == "holds"
+    result = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
+    assert result.kind == "partly" and "1.78" in result.reason
 
 
 def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():

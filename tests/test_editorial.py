@@ -255,3 +255,24 @@ def test_the_notes_page_lists_every_titled_note_and_its_links_land():
     assert all(resolves("book/errata.html", href) for href in links)
     corrections = soup("book/errata").get_text().count("更正原稿")
     assert corrections >= 1
+
+
+def test_a_listed_note_shows_its_title_where_its_link_lands():
+    """A reader who follows a link from 编者注与勘误 or a ledger row finds a head line,
+    「编者 · 更正|限定」 and the same title, at the anchor; not an empty marker."""
+    pages = {"book/errata.html": soup("book/errata").select("ul.editor-notes li")}
+    checked = 0
+    for page, items in pages.items():
+        for item in items:
+            link = item.select_one("a[href]")
+            path, _, fragment = link["href"].partition("#")
+            target = soup(str(((HTML / page).parent / path).resolve().relative_to(HTML))).find(id=fragment)
+            head = target.select_one(".editorial-title")
+            assert head is not None, (link["href"], link.get_text())
+            assert link.get_text(strip=True) in head.get_text(strip=True), (link["href"], head.get_text())
+            listed_as = item.get_text(strip=True)
+            for suffix, kind in (("（更正原稿）", "更正"), ("（限定原稿的说法）", "限定")):
+                if listed_as.endswith(suffix):
+                    assert f"编者 · {kind}" in head.get_text(), (link["href"], head.get_text())
+            checked += 1
+    assert checked >= 5

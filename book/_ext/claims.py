@@ -183,8 +183,10 @@ def evaluate(claim, recorded):
 
     ``check`` has ``holds`` (an expression), optional ``partly`` (tried when ``holds`` is
     false), optional ``let`` (named expressions, in order, that later ones may use),
-    ``values`` (a template of the deciding values) and ``reason`` (a template for each of
-    ``holds``, ``partly`` and ``fails``).
+    ``values`` (a template of the deciding values), ``reason`` (a template for each of
+    ``holds``, ``partly`` and ``fails``) and optional ``unmeasured``: the part of the
+    claim no code of this book measures. A claim with an unmeasured part is at most
+    部分成立, and its reason ends by naming that part.
     """
     if "check" not in claim:
         if claim.get("unverifiable"):
@@ -240,7 +242,12 @@ def evaluate(claim, recorded):
     reason = check["reason"][kind]
     read(template_names(reason), f"reason.{kind}")
     names = [n for n in scope if n in recorded]
-    return Verdict(kind, fill(reason, scope).strip(), fill(shown, scope).strip(), names)
+    reason = fill(reason, scope).strip()
+    unmeasured = str(check.get("unmeasured", "")).strip()
+    if unmeasured:  # what the book cannot measure caps the verdict: a half is not the whole
+        kind = "partly" if kind == "holds" else kind
+        reason = f"{reason}本书没有测的部分：{unmeasured}"
+    return Verdict(kind, reason, fill(shown, scope).strip(), names)
 
 
 def evaluate_all(claims, recorded, tests=None):

@@ -11,11 +11,12 @@ on their outermost element, so a reader (and a test) can tell the two voices apa
   that page, titled or not, and linked from the claim's ledger row (see claims.py).
   Without a title or either option it is a bridge or an explanation and carries only
   the 「编者」 label. Either option may name several claims, separated by spaces; an
-  untitled block with one of them needs ``:summary:``, the line it is listed by.
+  untitled block with one of them needs ``:summary:``, the line it is listed by, which
+  its head shows as its title.
 * ``:::{editorial-anchor} 标题`` with ``:correction:`` or ``:qualifies:`` and no content
   marks the paragraph that follows it, on a page that is the editor's throughout, as
-  correcting or qualifying a claim: it renders nothing but an anchor, and is listed and
-  linked like a note.
+  correcting or qualifying a claim: it renders the note's head line (「编者 · 限定 标题」)
+  as the paragraph's title, and is listed and linked like a note.
 * A code cell tagged ``editorial`` (its output and figure included) gets the class and
   the label too.
 * ``:::{editorial-page}`` at the top of a page marks the whole page as the editor's
@@ -89,26 +90,32 @@ class EditorialDirective(SphinxDirective):
         box = nodes.container(classes=["editorial"] + ([kind] if kind else []))
         node_id = self.options.get("name") or f"editorial-{self.env.new_serialno('editorial')}"
         box["ids"].append(node_id)
-        head = nodes.paragraph(classes=["editorial-title"])
-        head += label(f"{LABEL} · {KINDS[kind]}" if kind else LABEL)
-        plain = ""
-        if title:
-            text_nodes, messages = self.state.inline_text(title, self.lineno)
-            head += text_nodes
-            head += messages
-            plain = "".join(node.astext() for node in text_nodes)
+        if kind and not title:
+            title = self.options.get("summary", "")
+            if not title:
+                raise self.error(f"an untitled editorial block with :{kind}: needs :summary:, "
+                                 "the line the 编者注与勘误 page lists it by and its head shows")
+        head, plain = _head(self, kind, title)
         box += head
         self.state.nested_parse(self.content, self.content_offset, box)
-        if kind and not plain:
-            plain = self.options.get("summary", "")
-            if not plain:
-                raise self.error(f"an untitled editorial block with :{kind}: needs :summary:, "
-                                 "the line the 编者注与勘误 page lists it by")
         if plain:  # read by EditorialCollector
             box["editorial_note"] = {"id": node_id, "title": plain, "kind": kind,
                                      "claim": self.options.get(kind, "") if kind else ""}
         box["editorial_block"] = True
         return [box]
+
+
+def _head(directive, kind, title):
+    """The head line of a note, 「编者[ · 更正|限定] 标题」, and its title as plain text:
+    a title the 编者注与勘误 page lists is the title the reader finds where it links."""
+    head = nodes.paragraph(classes=["editorial-title"])
+    head += label(f"{LABEL} · {KINDS[kind]}" if kind else LABEL)
+    if not title:
+        return head, ""
+    text_nodes, messages = directive.state.inline_text(title, directive.lineno)
+    head += text_nodes
+    head += messages
+    return head, "".join(node.astext() for node in text_nodes)
 
 
 class EditorialAnchorDirective(SphinxDirective):
@@ -123,8 +130,10 @@ class EditorialAnchorDirective(SphinxDirective):
         if len(kinds) != 1:
             raise self.error("editorial-anchor needs exactly one of :correction: and :qualifies:")
         node_id = f"editorial-{self.env.new_serialno('editorial')}"
-        box = nodes.container(ids=[node_id], classes=["editorial-anchor"])
-        box["editorial_note"] = {"id": node_id, "title": self.arguments[0], "kind": kinds[0],
+        box = nodes.container(ids=[node_id], classes=["editorial-anchor", kinds[0]])
+        head, plain = _head(self, kinds[0], self.arguments[0])
+        box += head
+        box["editorial_note"] = {"id": node_id, "title": plain, "kind": kinds[0],
                                  "claim": self.options[kinds[0]]}
         return [box]
 
@@ -257,4 +266,4 @@ def setup(app):
     app.add_env_collector(EditorialCollector)
     app.connect("doctree-resolved", _fill_notes)
     app.connect("html-page-context", _page_context)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

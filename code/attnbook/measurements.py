@@ -170,14 +170,15 @@ def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=p
 # --- GRU against attention -----------------------------------------------------------
 
 
-def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, training=True,
+def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, rounds=2, training=True,
                              log=print):
     """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向与训练步时间。
 
     GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入的形状是
     ``(batch, n, d_model)`` 。训练步是一次前向加反向（损失为输出的平方和，对层的参数
-    求梯度，GRU 要沿时间反向传播）。两种层在每个长度上轮流计时，机器负载的变化对
-    两者一样。返回的字典有 ``"n"``、``"rnn_ms"``、``"attention_ms"`` 三列；``training``
+    求梯度，GRU 要沿时间反向传播）。每个长度上，各个函数依次计时一组（预热 1 次、
+    计时 ``repeats`` 次），这样轮流 ``rounds`` 轮，取全部计时的中位数：机器负载的变化
+    分摊到各轮，但不保证落在各个函数上一样多。返回的字典有 ``"n"``、``"rnn_ms"``、``"attention_ms"`` 三列；``training``
     为真时还有 ``"rnn_train_ms"`` 与 ``"attention_train_ms"`` 两列。时间以毫秒计。
     """
     keras.utils.set_random_seed(0)
@@ -193,7 +194,7 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, t
     rows = {"n": []} | {f"{name}_ms": [] for name in fns}
     for n in lengths:
         x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
-        seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=1, repeats=repeats)
+        seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=rounds, repeats=repeats)
         rows["n"].append(n)
         for name in fns:
             rows[f"{name}_ms"].append(1e3 * seconds[name])

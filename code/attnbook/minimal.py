@@ -6,7 +6,8 @@
 
 它只接受自注意力 ``layer(x)``：x 的形状是 ``(batch, seq, d_model)``，输出同形。
 编者扩展的完整版本是 :class:`attnbook.MiniMultiHeadAttention`，在同样的权重下，
-它的输出与这个类在 float32 舍入之内一致（见 ``tests/test_minimal.py``）。
+它的输出与这个类在 float32 舍入之内一致（仓库里的 ``tests/test_minimal.py`` 核对；
+正文页在构建时也当场比较一次，并打印最大差）。
 """
 
 import tensorflow as tf

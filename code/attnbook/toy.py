@@ -180,8 +180,9 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
     ``layer(x)`` ，所以原稿的最小实现也能用。
 
     Returns:
-        一个字典：``losses`` 是每一步的均方误差（共 ``steps`` 个），``output_shape``
-        是串联后的输出形状，``trainable`` 是参与训练的张量个数。
+        一个字典：``losses`` 是每一步的均方误差（共 ``steps`` 个），``input_shape`` 是
+        每一批输入的形状 ``(batch, n, d_model)``，``output_shape`` 是串联后的输出形状，
+        ``trainable`` 是参与训练的张量个数。
     """
     keras.utils.set_random_seed(seed)
     layers = [layer_cls(d_model, num_heads) for _ in range(depth)]
@@ -205,4 +206,5 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
         loss, y = step(tf.constant(rng.standard_normal((batch, n, d_model), dtype="float32")))
         losses.append(float(loss))
     trainable = sum(len(layer.trainable_variables) for layer in layers)
-    return {"losses": losses, "output_shape": tuple(y.shape), "trainable": trainable}
+    return {"losses": losses, "input_shape": (batch, n, d_model), "output_shape": tuple(y.shape),
+            "trainable": trainable}

@@ -24,18 +24,38 @@ def faster_or_slower(ms, other_ms):
     return "一样快"
 
 
-def where_faster(lengths, ms, other_ms):
-    """``ms`` 比 ``other_ms`` 快的那些长度，写成短语；一个也没有时说“没有一个长度”。
+def where_faster(lengths, ms, other_ms, other):
+    """在哪些长度上 ``ms`` 比 ``other_ms`` 快，写成谓语，接在主语之后：
+    ``"在测到的每个长度（64 和 128）上都比 GRU 快"``、``"只在 64 上比 GRU 快"``，
+    或 ``"在测到的每个长度（64 和 128）上都不比 GRU 快"``。
 
     Args:
         lengths: 序列长度，形如 ``[64, 128, 256]``。
         ms、other_ms: 与 ``lengths`` 等长的用时（毫秒）。
+        other: 被比较的一方，如 ``"GRU"``。
     """
     if not len(lengths) == len(ms) == len(other_ms):
         raise ValueError(f"长度与两列用时必须一样多；得到 {len(lengths)}、{len(ms)}、{len(other_ms)}")
+    if not lengths:
+        raise ValueError("至少要有一个长度")
     faster = [n for n, a, b in zip(lengths, ms, other_ms) if a < b]
     if not faster:
-        return "没有一个长度"
+        return f"在测到的每个长度（{listing(lengths)}）上都不比 {other} 快"
     if len(faster) == len(lengths):
-        return f"每个长度（{listing(faster)}）"
-    return f"只有 {listing(faster)}"
+        return f"在测到的每个长度（{listing(faster)}）上都比 {other} 快"
+    return f"只在 {listing(faster)} 上比 {other} 快"
+
+
+def agreement(max_diff):
+    """两份结果的最大绝对差写成短语，接在“两者”“结果与一次算完”之后。
+
+    ``0.0`` 是 ``"逐位相同（本次构建的最大差为 0）"``；其余是
+    ``"在 float32 舍入之内一致（本次构建的最大差为 3.6e-07）"``。差超过 ``1e-5`` 已经不是
+    float32 的舍入，抛出 ``ValueError``，负数与 NaN 也一样。
+    """
+    max_diff = float(max_diff)
+    if not 0.0 <= max_diff < 1e-5:  # NaN fails both comparisons
+        raise ValueError(f"最大差必须在 [0, 1e-5) 之内才谈得上舍入；得到 {max_diff!r}")
+    if max_diff == 0.0:
+        return "逐位相同（本次构建的最大差为 0）"
+    return f"在 float32 舍入之内一致（本次构建的最大差为 {max_diff:.1e}）"

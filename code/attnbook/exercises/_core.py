@@ -48,7 +48,7 @@ class CaseResult:
     """一个用例的结果。
 
     Args:
-        name: 用例名，如 ``"batch 为 1"``。
+        name: 用例名，如 ``"批次大小为 1"``。
         passed: 是否通过。
         message: 未通过的原因，或通过时的附注；没有就是空字符串。
         skipped: 这个用例没有运行（前面的用例已让检查停下）。

@@ -76,7 +76,7 @@ def sdpa_cases(rng):
     a, b = (n(2, 5, 8), n(2, 5, 8), n(2, 5, 8)), (n(2, 5, 8), n(2, 5, 8), n(2, 5, 8))
     return [
         _sdpa_case("基本", n(2, 5, 8), n(2, 5, 8), n(2, 5, 8)),
-        _sdpa_case("batch 为 1", n(1, 4, 6), n(1, 4, 6), n(1, 4, 6)),
+        _sdpa_case("批次大小为 1", n(1, 4, 6), n(1, 4, 6), n(1, 4, 6)),
         _sdpa_case("n_q ≠ n_k，d_v ≠ d_k", n(2, 6, 8), n(2, 20, 8), n(2, 20, 5)),
         _sdpa_case("带头轴 (batch, heads, n, depth)", n(2, 3, 7, 4), n(2, 3, 7, 4), n(2, 3, 7, 4)),
         _sdpa_case("填充掩码", n(3, 6, 8), n(3, 6, 8), n(3, 6, 4), _padding(rng, 3, 6)),
@@ -114,7 +114,7 @@ def cross_cases(rng):
     named = [
         ("n_q = 6，n_k = 20，d_x ≠ d_c", inputs(2, 6, 20, 10, 12, 8, 5)),
         ("x 与 context 同宽（d_x = d_c）", inputs(2, 4, 9, 8, 8, 8, 8)),
-        ("batch 为 1", inputs(1, 3, 7, 6, 4, 4, 6)),
+        ("批次大小为 1", inputs(1, 3, 7, 6, 4, 4, 6)),
     ]
     cases = [call_case(name, args, _cross_judge(*args)) for name, args in named]
     a, b = inputs(2, 5, 7, 6, 4, 4, 3), inputs(2, 5, 7, 6, 4, 4, 3)

@@ -62,7 +62,7 @@ def bytes_cases(rng):
     n = functools.partial(lambda low, high: int(rng.integers(low, high)))
     return [
         case("一百万对（n = 1000）", 1000, 1000),
-        case("batch 8 × heads 8", n(256, 2049), n(256, 2049), batch=8, heads=8),
+        case("批次大小 8 × 8 个头", n(256, 2049), n(256, 2049), batch=8, heads=8),
         case("bfloat16", n(1000, 5000), n(1000, 5000), dtype="bfloat16"),
         case("float64", n(100, 1000), n(100, 1000), batch=2, dtype="float64"),
         case("n_q ≠ n_k", n(2, 10), n(10, 100), batch=2, heads=4, dtype="float16"),

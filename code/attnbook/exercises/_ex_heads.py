@@ -85,7 +85,7 @@ def shapes_cases(rng):
     named = [
         ("自注意力（n_q = n_k）", sizes(2, 4, rng.integers(2, 9), draw())),
         ("交叉注意力（n_q ≠ n_k）", sizes(2, 8, 4, draw(), draw() + 12)),
-        ("batch 为 1", sizes(1, 2, rng.integers(2, 9), draw(), draw() + 12)),
+        ("批次大小为 1", sizes(1, 2, rng.integers(2, 9), draw(), draw() + 12)),
         ("单头（num_heads = 1）", sizes(3, 1, 16, draw(), draw() + 12)),
         ("每头维度为 1（num_heads = d_model）", sizes(2, 6, 1, draw(), draw() + 12)),
     ]
@@ -106,7 +106,7 @@ def _split_judge(x, num_heads):
 
 def split_cases(rng):
     n = functools.partial(ref.normal, rng)
-    named = [("基本", n(2, 5, 12), 3), ("batch 为 1", n(1, 4, 8), 2),
+    named = [("基本", n(2, 5, 12), 3), ("批次大小为 1", n(1, 4, 8), 2),
              ("单头（num_heads = 1）", n(2, 3, 6), 1), ("每头维度为 1（num_heads = d_model）", n(2, 4, 6), 6)]
     cases = [call_case(name, (x, h), _split_judge(x, h)) for name, x, h in named]
     a, b = (n(2, 5, 8), 4), (n(2, 5, 8), 4)
@@ -132,7 +132,7 @@ def _round_trip_case(rng):
 
 def merge_cases(rng):
     n = functools.partial(ref.normal, rng)
-    named = [("基本", n(2, 3, 5, 4)), ("batch 为 1", n(1, 2, 4, 3)), ("单头", n(2, 1, 5, 6))]
+    named = [("基本", n(2, 3, 5, 4)), ("批次大小为 1", n(1, 2, 4, 3)), ("单头", n(2, 1, 5, 6))]
     cases = [call_case(name, (x,), _merge_judge(x)) for name, x in named]
     cases.append(_round_trip_case(rng))
     a, b = (n(2, 4, 5, 2),), (n(2, 4, 5, 2),)

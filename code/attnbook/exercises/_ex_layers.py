@@ -65,7 +65,7 @@ def fixed_layer_cases(rng, compute_dtype="float32"):
     return [
         case("单头（num_heads = 1）", d_model=8, heads=1, batch=2, n_q=5),
         case("8 个头", d_model=32, heads=8, batch=2, n_q=6),
-        case("batch 为 1，3 个头", d_model=12, heads=3, batch=1, n_q=4),
+        case("批次大小为 1，3 个头", d_model=12, heads=3, batch=1, n_q=4),
         case("交叉注意力（n_q ≠ n_k）", d_model=16, heads=4, batch=2, n_q=5, n_k=9, d_c=12),
     ]
 

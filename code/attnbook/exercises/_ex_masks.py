@@ -87,7 +87,7 @@ def padding_cases(rng):
     b = (tf.constant((a[0].numpy() + 2) % 6 + 1, tf.int32), 6)  # different lengths, same shape
     return [
         case("长度各不相同", _lengths(rng, 3, 5), 5, 4),
-        case("batch 为 1", _lengths(rng, 1, 6), 6, 3),
+        case("批次大小为 1", _lengths(rng, 1, 6), 6, 3),
         case("有一个长度为 0 的序列", zero, 7, 2),
         case("所有序列都是满长度", [6, 6], 6, 5),
         twice_case("两组不同的输入", a, b, _padding_judge(a[0].numpy(), 6, 4, rng),
@@ -134,7 +134,7 @@ def decoder_cases(rng):
     b = (tf.constant((a[0].numpy() + 1) % 5 + 1, tf.int32), 6)
     return [
         case("长度各不相同", _lengths(rng, 3, 6, low=2), 6),
-        case("batch 为 1", _lengths(rng, 1, 7, low=2), 7),
+        case("批次大小为 1", _lengths(rng, 1, 7, low=2), 7),
         case("有一个长度为 0 的序列", zero, 5),
         case("所有序列都是满长度", [4, 4, 4], 4),
         twice_case("两组不同的输入", a, b, _decoder_judge(a[0].numpy(), 6),

@@ -12,7 +12,7 @@ def attention_shapes(batch, n_q, n_k, d_model, num_heads):
     """预测多头交叉注意力每一步的形状，不运行层。
 
     Args:
-        batch: 批大小。
+        batch: 批次大小。
         n_q: 查询序列（``x``）的长度。
         n_k: 键和值序列（``context``）的长度。
         d_model: 模型宽度，能被 ``num_heads`` 整除。
@@ -213,7 +213,7 @@ def score_table_bytes(n_q, n_k, batch=1, heads=1, dtype="float32"):
     Args:
         n_q: 查询的个数。
         n_k: 键的个数。
-        batch: 批大小。
+        batch: 批次大小。
         heads: 头数。
         dtype: 分数的类型，字符串（如 ``"bfloat16"``）或 ``tf.DType``。
 
