@@ -85,7 +85,11 @@ $(STAMP): requirements.txt code/pyproject.toml
 # code and package are unchanged come from the execution cache (book/_ext/execution.py).
 # -W -n --keep-going: every warning and every broken reference fails the build, and all
 # of them are reported at once.
+# The PDF and the zip in _build/html were made from the last build: a new build removes
+# them, so the site never offers another build's numbers (make pdf and make dist, both
+# run by make test, make them again).
 $(HTML): $(STAMP) $(SOURCES)
+	rm -f _build/html/$(notdir $(PDF)) _build/html/$(notdir $(SITE_ZIP))
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 	test -f $@ && touch $@
 

@@ -63,7 +63,7 @@ CASES = [
          lambda: dict(weights=np.eye(8)[::-1], inputs=np.arange(8)), 2,
          ("学到的对齐", "输出位置", "输入位置", "0:0", "注意力权重")),
     Case(scaling_plots.scaling_curves, lambda: dict(result=measure_scaling(depths=(4, 16, 64))), 2,
-         ("不缩放", "每头维度", "常见错误", "每头维度 $d_k$", "均匀分布")),
+         ("不缩放", "每头维度", "错误做法", "每头维度 $d_k$", "均匀分布")),
     Case(wiring.attention_wiring, dict, 2,
          ("自注意力", "交叉注意力", "解码器状态", "编码器输出", "只算一次", "(2, 6, 20)", "(2, 10, 10)")),
     Case(cost.rnn_vs_attention_time,

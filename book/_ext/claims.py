@@ -569,7 +569,7 @@ class ClaimsLedgerDirective(SphinxDirective):
         cell += ledger_slot(claim_id=claim["id"], part="backing")
         keys = claim.get("unverifiable", [])
         if keys:
-            cell += self._parse("文献：" + "；".join(f"{{cite:t}}`{key}`" for key in keys))
+            cell += self._parse("文献：" + "；".join(f"{{cite:p}}`{key}`" for key in keys))
         return cell
 
     def _parse(self, text):
@@ -696,7 +696,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
     tests = backing.get("test", [])
     if tests:
-        outcome = {"passed": "本次构建通过", "failed": "本次构建未通过"}.get(verdict_tests, "本次构建未运行")
+        outcome = {"passed": "通过", "failed": "未通过"}.get(verdict_tests, "未运行")
         items.append(nodes.Text(f"测试（{outcome}）："))
     for file, name, line in tests:
         label = nodes.literal(text=f"{file}::{name}")

@@ -9,7 +9,7 @@
       super(box);
       const { d_k: dk, d_model: dm } = this.inputs;
       this.radios("缩放分母", "scale", [
-        ["d_k", `除以 √d_k = √${dk}（正确做法）`], ["d_model", `除以 √d_model = √${dm}（常见错误）`],
+        ["d_k", `除以 √d_k = √${dk}（正确做法）`], ["d_model", `除以 √d_model = √${dm}（错误做法）`],
         ["none", "不缩放"]]);
       this.select("查看第几个查询位置的一行：", "row", this.data.settings.row);
       this.finish("编者加的交互：换一种缩放分母，浏览器当场重算这张权重表");

@@ -175,7 +175,7 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
     """把 ``depth`` 个 ``layer_cls(d_model, num_heads)`` 串联起来，训练它们输出序列平均。
 
     任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
-    整条序列的平均 ``mean(x, axis=1)`` ，非得跨位置取材不可。每一步都换一批新输入，
+    整条序列的平均 ``mean(x, axis=1)`` ，完成任务必须跨位置取材。每一步都换一批新输入，
     用 ``tf.GradientTape`` 对全部层一起求梯度。只要求 ``layer_cls`` 是自注意力层
     ``layer(x)`` ，所以原稿的最小实现也能用。
 

@@ -15,7 +15,7 @@ from ._theme import accent
 # name -> (Chinese label, marker, line style, accent step)
 VARIANT_STYLE = {
     "full": ("完整注意力（n×n 打分表）", "o", "-", 0),
-    "chunked": ("分块（在线 softmax）", "s", "--", 2),
+    "chunked": ("分块注意力", "s", "--", 2),
     "window": ("滑动窗口", "^", "-.", 4),
     "linear": ("线性注意力", "D", ":", 6),
 }

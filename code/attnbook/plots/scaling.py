@@ -9,7 +9,7 @@ from ._theme import MUTED, accent
 _CURVES = {
     "unscaled": dict(label="不缩放", marker="o", linestyle="-", step=0),
     "head_depth": dict(label=r"除以 $\sqrt{d_k}$（每头维度）", marker="s", linestyle="--", step=3),
-    "d_model": dict(label=r"除以 $\sqrt{d_{\mathrm{model}}}$（常见错误）", marker="^", linestyle=":",
+    "d_model": dict(label=r"除以 $\sqrt{d_{\mathrm{model}}}$（错误做法）", marker="^", linestyle=":",
                     step=6),
 }
 _METRICS = {
