@@ -183,23 +183,27 @@ def test_the_minus_infinity_recipe_is_partly_true_when_a_full_row_gives_nan():
 
 
 def test_the_direct_path_verdict_reads_the_structure_not_a_threshold():
+    """The structure decides "直达"; "不衰减" of the information is not measured, so at most 部分成立."""
     structure = {"score_graph_matmul_ops": 1, "walkthrough_score_count": 128, "walkthrough_positions": 8}
     random_draw = [0.125, 0.0132, 0.1294, 0.05, 0.09, 0.0360, 0.2, 0.1]
-    assert verdict("direct-path", walkthrough_weight_on_first=random_draw, **structure).kind == "holds"
+    direct = verdict("direct-path", walkthrough_weight_on_first=random_draw, **structure)
+    assert direct.kind == "partly" and direct.reason.startswith("“直达”成立") and "量不出" in direct.reason
     decaying = [0.3, 0.2, 0.15, 0.1, 0.08, 0.06, 0.04, 0.02]   # how large a weight is decides nothing
-    assert verdict("direct-path", walkthrough_weight_on_first=decaying, **structure).kind == "holds"
+    assert verdict("direct-path", walkthrough_weight_on_first=decaying, **structure).reason == direct.reason
     stepwise = dict(structure, score_graph_matmul_ops=8)
-    assert verdict("direct-path", walkthrough_weight_on_first=random_draw, **stepwise).kind == "partly"
+    assert verdict("direct-path", walkthrough_weight_on_first=random_draw, **stepwise).reason.startswith("每个位置")
     assert verdict("direct-path", walkthrough_weight_on_first=[0.0] + decaying[1:], **structure).kind == "fails"
 
 
-def test_exact_chunking_that_is_quadratic_in_time_makes_the_variants_partly_true():
+def test_the_variants_verdict_reads_the_manuscripts_two_examples_and_reports_chunking():
     linear = {f"variant_{kind}_slope_{name}": 1.0 for kind in ("time", "memory")
               for name in ("window", "linear", "chunked")}
     values = dict(linear, variant_lengths=[2048, 4096, 8192])
-    assert verdict("linear-variants", **values).kind == "holds"
-    result = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
-    assert result.kind == "partly" and "超过 1.3 的：分块的时间（" in result.reason
+    quadratic_chunks = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
+    assert quadratic_chunks.kind == "holds" and "时间仍按平方涨" in quadratic_chunks.reason
+    result = verdict("linear-variants", **dict(values, variant_time_slope_window=1.9))
+    assert result.kind == "partly" and "超过 1.3 的：滑动窗口的时间（" in result.reason
+    assert verdict("linear-variants", **{**values, **{k: 1.9 for k in linear if "chunked" not in k}}).kind == "fails"
 
 
 def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():

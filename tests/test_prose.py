@@ -26,7 +26,7 @@ from bs4 import BeautifulSoup
 
 import manuscript
 from terms import term_problems, without_quotes
-from buildfiles import EXECUTED, SECTION, executed_pages, html_pages, soup
+from buildfiles import EXECUTED, ROOT, SECTION, executed_pages, html_pages, soup
 
 EDITOR_PAGES = ["book/ch04/mechanism", "book/ch04/cost", "book/ch04/exercises", "index", "book/index",
                 "book/glossary", "book/api"]
@@ -295,6 +295,17 @@ def test_what_the_cells_print_uses_the_glossarys_terms(page):
     problems = [(line, term_problems(line)) for text in printed for line in text.splitlines()
                 if term_problems(line)]
     assert not problems, f"{page}: {problems}"
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "book" / "_ext").glob("*.js")))
+def test_what_the_widgets_write_uses_the_glossarys_terms(script):
+    """The explorables write their summaries in the browser, so no built page holds them:
+    their Chinese strings are read from the scripts themselves."""
+    source = (ROOT / "book" / "_ext" / script).read_text(encoding="utf-8")
+    strings = re.findall(r"[`\"][^`\"\n]*[\u3400-\u9fff][^`\"\n]*[`\"]", source)
+    problems = [(text, term_problems(text)) for text in strings if term_problems(text)]
+    assert not problems, f"{script}: {problems}"
 
 
 # --- the scanners can fail -------------------------------------------------------------------

@@ -163,7 +163,7 @@ def reversal_alignment(weights, inputs, outputs=None,
 
     ``weights`` 为 ``(n_out, n_in)``；``inputs`` 是 ``n_in`` 个输入数字；``outputs``
     是 ``n_out`` 个预测数字（默认为输入的倒序）。刻度标签同时给出位置和数字，反对角线
-    一眼就能读出来。
+    便于直接读出。
     """
     weights = _as_table(weights)
     inputs = [int(t) for t in np.asarray(inputs).ravel()]
