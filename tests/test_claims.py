@@ -155,7 +155,8 @@ QUADRATIC = {"score_growth_pairs": [10 ** 4, 10 ** 6, 10 ** 8, 10 ** 10], "varia
 
 
 @pytest.mark.parametrize("time_slope, memory_slope, kind, because", [
-    (1.99, 1.95, "partly", "都在 2 ± 0.3 以内"), (2.59, 1.95, "partly", "只有一项"), (2.59, 1.2, "fails", "都不在")])
+    (1.99, 1.95, "partly", "都不低于 1.7"), (2.59, 1.95, "partly", "都不低于 1.7"),
+    (1.2, 1.95, "partly", "只有一项"), (1.2, 1.2, "fails", "都低于")])
 def test_the_quadratic_verdict_reads_both_measured_slopes(time_slope, memory_slope, kind, because):
     """显存 is not measured, so even two quadratic slopes make the claim only 部分成立."""
     result = verdict("quadratic-growth", variant_time_slope_full=time_slope,
@@ -198,12 +199,15 @@ def test_the_direct_path_verdict_reads_the_structure_not_a_threshold():
 def test_the_variants_verdict_reads_the_manuscripts_two_examples_and_reports_chunking():
     linear = {f"variant_{kind}_slope_{name}": 1.0 for kind in ("time", "memory")
               for name in ("window", "linear", "chunked")}
-    values = dict(linear, variant_lengths=[2048, 4096, 8192])
+    values = dict(linear, variant_lengths=[2048, 4096, 8192], linear_relative_error=0.01)
     quadratic_chunks = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
     assert quadratic_chunks.kind == "holds" and "时间仍按平方涨" in quadratic_chunks.reason
     result = verdict("linear-variants", **dict(values, variant_time_slope_window=1.9))
     assert result.kind == "partly" and "超过 1.3 的：滑动窗口的时间（" in result.reason
     assert verdict("linear-variants", **{**values, **{k: 1.9 for k in linear if "chunked" not in k}}).kind == "fails"
+    not_an_approximation = verdict("linear-variants", **dict(values, linear_relative_error=0.806))
+    assert not_an_approximation.kind == "partly" and "并不是 softmax 注意力的近似" in not_an_approximation.reason
+    assert "超过 1.3 的：无（" in not_an_approximation.reason
 
 
 def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():

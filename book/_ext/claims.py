@@ -28,6 +28,7 @@ verdict is not 成立, for the 编者注与勘误 page. tests/test_claims.py tes
 """
 
 import ast
+import functools
 import hashlib
 import json
 import math
@@ -694,6 +695,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
     for docname, anchor in backing.get("cell", []):
         items.append(_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
+    revision = _source_revision(app.srcdir)
     tests = backing.get("test", [])
     if tests:
         outcome = {"passed": "通过", "failed": "未通过"}.get(verdict_tests, "未运行")
@@ -701,7 +703,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
     for file, name, line in tests:
         label = nodes.literal(text=f"{file}::{name}")
         if repo:
-            ref = nodes.reference("", "", refuri=f"{repo}/blob/main/{file}#L{line}")
+            ref = nodes.reference("", "", refuri=f"{repo}/blob/{revision}/{file}#L{line}")
             ref += label
             label = ref
         items.append(label)
@@ -710,6 +712,16 @@ def _links(app, fromdocname, backing, verdict_tests=""):
             box += nodes.Text("；")
         box += item
     return box
+
+
+@functools.cache
+def _source_revision(srcdir):
+    """The commit the book is built from, so a test's line link shows the code that ran;
+    ``main`` when the checkout has uncommitted changes or no git."""
+    from cite_section import UNKNOWN, commit_facts  # a sibling extension, on the build's path
+
+    commit, _ = commit_facts(Path(srcdir))
+    return "main" if commit == UNKNOWN or commit.endswith("-dirty") else commit
 
 
 def _page_name(env, docname):

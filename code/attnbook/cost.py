@@ -1,4 +1,4 @@
-"""成本账：计时、峰值内存、按 n² 增长的打分表，以及运算量的估算。
+"""成本账：计时、峰值内存增长、按 n² 增长的打分表，以及运算量的估算。
 
 每个函数都返回普通数据（数字、元组、字典，或能用 ``dataclasses.asdict`` 转成字典的
 冻结数据类），页面可以直接打印，基准测试可以写成 JSON。计时是运行它的那台机器上的
@@ -130,8 +130,8 @@ class PeakMemory:
     """一次调用在新进程里占用的常驻内存，单位为字节。
 
     ``baseline_bytes`` 是调用前（``setup`` 之后）的常驻内存，``peak_bytes`` 是调用期间
-    的最高值，``growth_bytes`` 是二者之差，即调用本身在峰值时多用的内存。``method``
-    说明峰值是怎么读到的。
+    的最高值（峰值常驻内存），``growth_bytes`` 是二者之差，即书中说的峰值内存增长。
+    ``method`` 说明峰值是怎么读到的。
     """
 
     baseline_bytes: int
@@ -145,7 +145,7 @@ class PeakMemory:
 
 
 def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
-    """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存。
+    """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存与峰值内存增长。
 
     调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
     都不会掩盖或抬高结果。平台支持时，子进程从一个 forkserver 分叉而来：它只导入过一次
