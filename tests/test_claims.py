@@ -37,9 +37,9 @@ def cell_tags():
 
 
 def notes_on_claims():
-    """Claim ids named by ``:correction:`` or ``:qualifies:`` (several, space-separated)."""
+    """Claim ids named by ``:correction:``, ``:qualifies:`` or ``:checks:`` (several, space-separated)."""
     return {claim_id for page in PAGES
-            for ids in re.findall(r"^:(?:correction|qualifies): (.+)$", page.read_text(encoding="utf-8"), re.M)
+            for ids in re.findall(r"^:(?:correction|qualifies|checks): (.+)$", page.read_text(encoding="utf-8"), re.M)
             for claim_id in re.split(r"[\s,]+", ids.strip())}
 
 
@@ -64,7 +64,7 @@ def test_claims_are_in_the_order_the_manuscript_first_makes_them():
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda claim: claim["id"])
 def test_every_claim_is_decided_by_a_check_or_names_its_literature(claim):
-    assert ("check" in claim) != bool(claim.get("unverifiable")), claim["id"]
+    assert ("check" in claim) != bool(claim.get("unverifiable") or claim.get("unsourced")), claim["id"]
     if "check" in claim:
         check = claim["check"]
         for key in ("holds", "partly", *check.get("let", {})):
@@ -197,17 +197,17 @@ def test_the_direct_path_verdict_reads_the_structure_not_a_threshold():
 
 
 def test_the_variants_verdict_reads_the_manuscripts_two_examples_and_reports_chunking():
+    """Near-linear slopes decide the measured half; calling linear attention an
+    approximation is corrected by definition, so the claim is at most 部分成立."""
     linear = {f"variant_{kind}_slope_{name}": 1.0 for kind in ("time", "memory")
               for name in ("window", "linear", "chunked")}
-    values = dict(linear, variant_lengths=[2048, 4096, 8192], linear_relative_error=0.01)
+    values = dict(linear, variant_lengths=[2048, 4096, 8192])
     quadratic_chunks = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
-    assert quadratic_chunks.kind == "holds" and "时间仍按平方涨" in quadratic_chunks.reason
+    assert quadratic_chunks.kind == "partly" and "时间仍按平方涨" in quadratic_chunks.reason
+    assert "编者更正的部分：" in quadratic_chunks.reason
     result = verdict("linear-variants", **dict(values, variant_time_slope_window=1.9))
     assert result.kind == "partly" and "超过 1.3 的：滑动窗口的时间（" in result.reason
     assert verdict("linear-variants", **{**values, **{k: 1.9 for k in linear if "chunked" not in k}}).kind == "fails"
-    not_an_approximation = verdict("linear-variants", **dict(values, linear_relative_error=0.806))
-    assert not_an_approximation.kind == "partly" and "并不是 softmax 注意力的近似" in not_an_approximation.reason
-    assert "超过 1.3 的：无（" in not_an_approximation.reason
 
 
 def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():

@@ -247,7 +247,7 @@ def test_the_notes_page_lists_every_titled_note_and_its_links_land():
     for page in html_pages():
         for box in soup(page).select(".editorial:not(.editorial-page), .editorial-anchor"):
             title = box.select_one(".editorial-title")
-            kind = {"correction", "qualifies", "editorial-anchor"} & set(box["class"])
+            kind = {"correction", "qualifies", "checks", "editorial-anchor"} & set(box["class"])
             listed += bool(kind) or title.get_text(strip=True) != "编者"
     links = [a["href"] for a in soup("book/errata").select("ul.editor-notes a[href]")]
     print(f"editor's notes: {len(links)}")
@@ -271,7 +271,7 @@ def test_a_listed_note_shows_its_title_where_its_link_lands():
             assert head is not None, (link["href"], link.get_text())
             assert link.get_text(strip=True) in head.get_text(strip=True), (link["href"], head.get_text())
             listed_as = item.get_text(strip=True)
-            for suffix, kind in (("（更正原稿）", "更正"), ("（限定原稿的说法）", "限定")):
+            for suffix, kind in (("（更正原稿）", "更正"), ("（限定原稿的说法）", "限定"), ("（核对原稿的说法）", "核对")):
                 if listed_as.endswith(suffix):
                     assert f"编者 · {kind}" in head.get_text(), (link["href"], head.get_text())
             checked += 1

@@ -9,7 +9,8 @@ that file and implemented below):
   shows the values, a one-line reason and the verdict: 成立（本次构建实测）, 部分成立 or
   不成立（本次构建实测）;
 * ``unverifiable:`` bibtex keys, for a claim no code in this book can measure:
-  无法在本书中验证, with the literature and the reason.
+  无法在本书中验证, with the literature and the reason; ``unsourced: true`` instead,
+  for such a claim no literature the book found discusses.
 
 The verdict never comes from a tag. What else backs a claim is listed beside it: the
 code cells tagged ``claim-<id>`` (they get the HTML id ``claim-<id>``), the tests marked
@@ -185,12 +186,13 @@ def evaluate(claim, recorded):
     ``check`` has ``holds`` (an expression), optional ``partly`` (tried when ``holds`` is
     false), optional ``let`` (named expressions, in order, that later ones may use),
     ``values`` (a template of the deciding values), ``reason`` (a template for each of
-    ``holds``, ``partly`` and ``fails``) and optional ``unmeasured``: the part of the
-    claim no code of this book measures. A claim with an unmeasured part is at most
-    部分成立, and its reason ends by naming that part.
+    ``holds``, ``partly`` and ``fails``), and optional ``unmeasured`` (the part of the
+    claim no code of this book measures) and ``corrected`` (a part the editor corrects
+    by definition, not by a measurement). A claim with either is at most 部分成立, and
+    its reason ends by naming that part.
     """
     if "check" not in claim:
-        if claim.get("unverifiable"):
+        if claim.get("unverifiable") or claim.get("unsourced"):
             return Verdict("literature", str(claim.get("reason", "")).strip())
         raise CheckError(f"claim {claim['id']!r} has neither a check nor literature (unverifiable)")
     check = claim["check"]
@@ -244,10 +246,11 @@ def evaluate(claim, recorded):
     read(template_names(reason), f"reason.{kind}")
     names = [n for n in scope if n in recorded]
     reason = fill(reason, scope).strip()
-    unmeasured = str(check.get("unmeasured", "")).strip()
-    if unmeasured:  # what the book cannot measure caps the verdict: a half is not the whole
-        kind = "partly" if kind == "holds" else kind
-        reason = f"{reason}本书没有测的部分：{unmeasured}"
+    for key, heading in (("unmeasured", "本书没有测的部分"), ("corrected", "编者更正的部分")):
+        part = str(check.get(key, "")).strip()
+        if part:  # a half the book cannot measure, or corrects by definition, caps the verdict
+            kind = "partly" if kind == "holds" else kind
+            reason = f"{reason}{heading}：{part}"
     return Verdict(kind, reason, fill(shown, scope).strip(), names)
 
 
@@ -571,6 +574,8 @@ class ClaimsLedgerDirective(SphinxDirective):
         keys = claim.get("unverifiable", [])
         if keys:
             cell += self._parse("文献：" + "；".join(f"{{cite:p}}`{key}`" for key in keys))
+        elif claim.get("unsourced"):
+            cell += self._parse("文献：本书没有找到讨论这句话的文献。")
         return cell
 
     def _parse(self, text):
@@ -690,7 +695,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
     box = nodes.inline()
     items = []
     for docname, note in backing.get("note", []):
-        kind = "更正" if note.get("kind") == "correction" else "限定"
+        kind = {"correction": "更正", "qualifies": "限定", "checks": "核对"}[note.get("kind") or "qualifies"]
         items.append(_ref(app, fromdocname, docname, note["id"], f"编者注（{kind}）：{note['title']}"))
     for docname, anchor in backing.get("cell", []):
         items.append(_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))

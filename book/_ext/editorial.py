@@ -7,13 +7,16 @@ on their outermost element, so a reader (and a test) can tell the two voices apa
 * ``:::{editorial} 标题`` … ``:::`` is a block of editorial prose. With a title it is an
   editor's note and is listed on the 编者注与勘误 page. ``:correction: <claim id>`` marks
   it as a correction of a manuscript claim, ``:qualifies: <claim id>`` as a note that
-  qualifies one (limits it, or says what this build cannot measure); both are listed on
+  qualifies one (limits it, or says what this build cannot measure), ``:checks: <claim
+  id>`` as the paragraph that checks one whose verdict this build computes (so it can
+  neither promise a correction nor a confirmation); all three are listed on
   that page, titled or not, and linked from the claim's ledger row (see claims.py).
   Without a title or either option it is a bridge or an explanation and carries only
   the 「编者」 label. Either option may name several claims, separated by spaces; an
   untitled block with one of them needs ``:summary:``, the line it is listed by, which
   its head shows as its title.
-* ``:::{editorial-anchor} 标题`` with ``:correction:`` or ``:qualifies:`` and no content
+* ``:::{editorial-anchor} 标题`` with one of ``:correction:``, ``:qualifies:`` and
+  ``:checks:`` and no content
   marks the paragraph that follows it, on a page that is the editor's throughout, as
   correcting or qualifying a claim: it renders the note's head line (「编者 · 限定 标题」)
   as the paragraph's title, and is listed and linked like a note.
@@ -62,7 +65,8 @@ def label(text=LABEL):
     return nodes.inline(text, text, classes=["editorial-label"])
 
 
-KINDS = {"correction": "更正", "qualifies": "限定"}  # option -> label beside 编者
+KINDS = {"correction": "更正", "qualifies": "限定", "checks": "核对"}  # option -> label beside 编者
+LISTED_AS = {"correction": "（更正原稿）", "qualifies": "（限定原稿的说法）", "checks": "（核对原稿的说法）"}
 
 
 def _notes(env):
@@ -79,13 +83,13 @@ class EditorialDirective(SphinxDirective):
     final_argument_whitespace = True
     has_content = True
     option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required,
-                   "summary": directives.unchanged_required, "name": directives.unchanged_required}
+                   "checks": directives.unchanged_required, "summary": directives.unchanged_required, "name": directives.unchanged_required}
 
     def run(self):
         title = self.arguments[0] if self.arguments else ""
         kinds = [kind for kind in KINDS if kind in self.options]
         if len(kinds) > 1:
-            raise self.error("an editorial block either corrects or qualifies a claim, not both")
+            raise self.error("an editorial block corrects, qualifies or checks one claim, not two of these")
         kind = kinds[0] if kinds else ""
         box = nodes.container(classes=["editorial"] + ([kind] if kind else []))
         node_id = self.options.get("name") or f"editorial-{self.env.new_serialno('editorial')}"
@@ -123,12 +127,12 @@ class EditorialAnchorDirective(SphinxDirective):
 
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required}
+    option_spec = {kind: directives.unchanged_required for kind in KINDS}
 
     def run(self):
         kinds = [kind for kind in KINDS if kind in self.options]
         if len(kinds) != 1:
-            raise self.error("editorial-anchor needs exactly one of :correction: and :qualifies:")
+            raise self.error("editorial-anchor needs exactly one of :correction:, :qualifies: and :checks:")
         node_id = f"editorial-{self.env.new_serialno('editorial')}"
         box = nodes.container(ids=[node_id], classes=["editorial-anchor", kinds[0]])
         head, plain = _head(self, kinds[0], self.arguments[0])
@@ -231,10 +235,8 @@ def _fill_notes(app, doctree, fromdocname):
                 item = nodes.paragraph()
                 item += nodes.Text(f"{env.titles[docname].astext()}：")
                 item += ref
-                if note["kind"] == "correction":
-                    item += nodes.Text("（更正原稿）")
-                elif note["kind"] == "qualifies":
-                    item += nodes.Text("（限定原稿的说法）")
+                if note["kind"]:
+                    item += nodes.Text(LISTED_AS[note["kind"]])
                 listing += nodes.list_item("", item)
         placeholder.replace_self(listing if len(listing) else nodes.paragraph(text="（暂无编者注。）"))
 

@@ -39,7 +39,7 @@ INTRODUCTION = """
 本页由编者撰写，在构建时由练习目录生成。
 :::
 
-这是 {doc}`exercises` 里每道编程题的起点：一个骨架单元，加一个检查单元。用页面右上角的下载按钮把本页存成 `.ipynb`，在装好配套包 `attnbook` 的环境里打开（步骤见前言的《{ref}`sec-build-locally`》），把每个 `raise NotImplementedError` 换成你的实现，再运行它下面的检查单元。
+这是《{doc}`exercises`》一页里每道编程题的起点：一个骨架单元，加一个检查单元。用页面右上角的下载按钮把本页存成 `.ipynb`，在装好配套包 `attnbook` 的环境里打开（步骤见前言的《{ref}`sec-build-locally`》），把每个 `raise NotImplementedError` 换成你的实现，再运行它下面的检查单元。
 
 本页在构建网站时也执行过。骨架都还没写，所以你在下面看到的是检查器对还没写完的答案的反馈：判定为“未完成”，再加一句提示，而不是一段回溯。
 

@@ -28,7 +28,9 @@ def masked_softmax(scores, mask=None):
 
 
 def scaled_dot_product_attention(query, key, value, mask=None):
-    """缩放点积注意力 softmax(Q Kᵀ / √d_k) V，按正文的四步计算。
+    """缩放点积注意力 softmax(Q Kᵀ / √d_k) V。
+
+    与正文的四步在数学上相同，只是先把 Q 除以 √d_k，再乘 Kᵀ。
 
     Args:
         query: 查询，``(..., n_q, d_k)``。

@@ -62,8 +62,8 @@ def _vmax(*tables):
     return max(float(np.max(t)) for t in tables) or 1.0
 
 
-def weights_heatmap(weights, title="注意力权重表", vmax=None):
-    """一张注意力权重表 ``(n_q, n_k)``：第 i 行是查询 i 怎样分配它的注意力。
+def weights_heatmap(weights, title="权重表", vmax=None):
+    """一张权重表 ``(n_q, n_k)``：第 i 行是查询 i 怎样分配它的注意力。
 
     ``vmax`` 是颜色条顶端的权重，默认取表中最大的权重。
     """

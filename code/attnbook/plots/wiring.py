@@ -57,7 +57,7 @@ def attention_wiring(batch=2, n=10, n_enc=20, n_dec=6, d_model=32):
         arrow(left, (_right("source"), _ROWS["K"]), (_left("qkv"), _ROWS[name]))
     _qkv_to_output(left, f"({batch}, {n}, {n})", f"({batch}, {n}, {d_model})",
                    {"Q": "来自 X", "K": "来自 X", "V": "来自 X"})
-    left.text(_X["attention"], -1.2, "序列内部互相看：编码器的标配", ha="center", fontsize=11)
+    left.text(_X["attention"], -1.2, "序列内部互相看", ha="center", fontsize=11)
     _frame(left, "自注意力：Q、K、V 同出一源")
 
     dec_y, enc_y = _ROWS["Q"], (_ROWS["K"] + _ROWS["V"]) / 2
