@@ -204,7 +204,7 @@ def test_the_variants_verdict_reads_the_manuscripts_two_examples_and_reports_chu
     values = dict(linear, variant_lengths=[2048, 4096, 8192])
     quadratic_chunks = verdict("linear-variants", **dict(values, variant_time_slope_chunked=1.78))
     assert quadratic_chunks.kind == "partly" and "时间仍按平方涨" in quadratic_chunks.reason
-    assert "编者更正的部分：" in quadratic_chunks.reason
+    assert "编者限定的部分：" in quadratic_chunks.reason
     result = verdict("linear-variants", **dict(values, variant_time_slope_window=1.9))
     assert result.kind == "partly" and "超过 1.3 的：滑动窗口的时间（" in result.reason
     assert verdict("linear-variants", **{**values, **{k: 1.9 for k in linear if "chunked" not in k}}).kind == "fails"

@@ -43,12 +43,12 @@ REFERENCE_NUMBERS = [r"b?float(?:16|32|64)", r"int(?:32|64)", r"（\d）", r"编
 # A number with one of these units is a measurement, whatever the code says.
 UNITS = r"\d+(?:\.\d+)?\s*(?:ms|MiB|GiB|KiB|TiB|%|倍)"
 # Words that compare measured values; a sentence using one must be glued or bound.
-COMPARATIVES = ["更快", "更慢", "快得多", "慢得多", "平行", "逐位相同", "完全相同", "一位不差", "一路",
+COMPARATIVES = ["更快", "更慢", "快得多", "慢得多", "平行", "逐位相同", "完全相同", "逐位不变", "一路",
                 "碾压", "很近", "大致", "近乎", "通常比", "明显", "显著", "几乎不"]
 # Sentences bound to an assertion in a page's code: (page, words, page with the code, assertion).
 BOUND = [
-    ("book/ch04/mechanism", "一位不差", "book/ch04/mechanism", "assert leak.change_masked == 0"),
-    ("book/ch04/attention", "一位不差", "book/ch04/mechanism", "assert leak.change_masked == 0"),
+    ("book/ch04/mechanism", "逐位不变", "book/ch04/mechanism", "assert leak.change_masked == 0"),
+    ("book/ch04/attention", "逐位不变", "book/ch04/mechanism", "assert leak.change_masked == 0"),
 ]
 # Definitions the pages state about slopes and sums (not measurements): 斜率为 1 是线性增长.
 DEFINITIONS = [r"斜率(?:约)?为\s*[12]", r"斜率是\s*2", r"斜率为\s*0", r"斜率接近\s*1"]
@@ -337,8 +337,8 @@ def test_a_timing_or_unit_is_caught_even_when_the_code_has_the_number():
 def test_an_unglued_comparison_is_caught():
     typed = _sentences_of("<p>两条时间曲线大致平行。</p>")
     assert unglued("book/x", typed, literals=set()) == typed
-    bound = _sentences_of("<p>加了掩码，输出一位不差。</p>")
-    assert unglued("book/x", bound, literals=set(), bound=["一位不差"]) == []
+    bound = _sentences_of("<p>加了掩码，输出逐位不变。</p>")
+    assert unglued("book/x", bound, literals=set(), bound=["逐位不变"]) == []
 
 
 def test_alt_text_is_scanned():

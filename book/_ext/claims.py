@@ -187,7 +187,7 @@ def evaluate(claim, recorded):
     false), optional ``let`` (named expressions, in order, that later ones may use),
     ``values`` (a template of the deciding values), ``reason`` (a template for each of
     ``holds``, ``partly`` and ``fails``), and optional ``unmeasured`` (the part of the
-    claim no code of this book measures) and ``corrected`` (a part the editor corrects
+    claim no code of this book measures) and ``qualified`` (a part the editor limits
     by definition, not by a measurement). A claim with either is at most 部分成立, and
     its reason ends by naming that part.
     """
@@ -246,7 +246,7 @@ def evaluate(claim, recorded):
     read(template_names(reason), f"reason.{kind}")
     names = [n for n in scope if n in recorded]
     reason = fill(reason, scope).strip()
-    for key, heading in (("unmeasured", "本书没有测的部分"), ("corrected", "编者更正的部分")):
+    for key, heading in (("unmeasured", "本书没有测的部分"), ("qualified", "编者限定的部分")):
         part = str(check.get(key, "")).strip()
         if part:  # a half the book cannot measure, or corrects by definition, caps the verdict
             kind = "partly" if kind == "holds" else kind

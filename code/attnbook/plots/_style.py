@@ -19,7 +19,7 @@ def setup():
     """注册中文字体并应用本书的 matplotlib 样式；重复调用也没有副作用。
 
     在 Jupyter 内核里，图以 SVG 显示：字形转成路径（读者不需要装任何字体），热图的数据
-    随图一起写进 SVG（见 :func:`attnbook.plots.figure_svg`）。
+    随图一起写进 SVG（见 :func:`attnbook.plots.figure_svg`；网页上它放在图旁边的 JSON 里）。
     """
     if CJK_FONT not in {f.name for f in font_manager.fontManager.ttflist}:
         font_manager.fontManager.addfont(str(CJK_FONT_FILE))
