@@ -56,7 +56,7 @@ def figure_svg(fig):
     ``<metadata id="attnbook">`` 以 JSON 记下各前景色的角色（``colours``），热图还记下
     每个子图的数据（``heatmaps``）：``values`` 是 ``(n_rows, n_cols)`` 的权重，行为
     查询、列为键，数值与原数组在它自己的精度下完全相同；``vmax`` 是颜色条顶端的权重。
-    构建网页时，这份数据从 SVG 里移到图旁边的 JSON ``<script>``（热图交给浏览器重画）。
+    构建网页时，这份数据从 SVG 里移到图旁边一个存放 JSON 的脚本元素里，热图交给浏览器重画。
 
     Args:
         fig: 一幅 ``matplotlib.figure.Figure``。
