@@ -297,7 +297,7 @@ def test_search_finds_glossary_term(term, search_page, server):
 
 def test_search_results_show_no_raw_tex(search_page, server):
     """A section title with a formula is a search result title: plain text, never TeX."""
-    results = run_search(search_page, server, "d_k：量一量")  # a title match needs half the title
+    results = run_search(search_page, server, "除以 √d_k：实测")  # a title match needs half the title
     titles = [r["text"] for r in results]
     assert any("√d_k" in t for t in titles), f"no result titled with √d_k:{show(results)}"
     raw = search_page.page.evaluate(RAW_TEX_JS)
