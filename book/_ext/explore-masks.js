@@ -45,7 +45,7 @@
       let summary = `真实长度 ${real}，填充 ${this.state.padding} 个${this.state.causal ? "，右表加了因果掩码" : ""}。`;
       if (real === n) summary += "没有填充位置。";
       else if (real === 0) summary += "整段都是填充：右表每一行都没有可看的键，权重全为 0。";
-      else summary += `无掩码时填充位置的键平均分走 ${fixed(leak * 100, 1)}% 的权重；有掩码时恰好为 ${fixed(kept, 1)}。`;
+      else summary += `无掩码时填充位置的键平均分走 ${fixed(leak * 100, 1)}% 的权重；有掩码时恰好为 ${fixed(kept * 100, 1)}%。`;
       if (real > 0 && empty) summary += `右表有 ${empty} 行一个键都不能看，权重全为 0。`;
       this.show(tables, summary, changed);
       Object.assign(this.readout.dataset, { leak: String(leak), kept: String(kept), empty: String(empty) });

@@ -201,7 +201,7 @@ class MiniMultiHeadAttention(keras.layers.Layer):
 
     def compute_output_spec(self, x, context=None, attention_mask=None,
                             return_attention_scores=False):
-        """符号输入（KerasTensor）的输出，序列长度不会丢成 ``None``。
+        """符号输入（KerasTensor）的输出，序列长度不会变成 ``None``。
 
         Returns:
             输出 ``(batch, n_q, d_model)``；``return_attention_scores=True``

@@ -73,7 +73,8 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     """滑动窗口注意力：查询 ``i`` 只看满足 ``|i - j| <= window`` 的键 ``j``。
 
     ``causal=True`` 时窗口只朝前：``i - window <= j <= i``。结果与
-    :func:`attnbook.scaled_dot_product_attention` 配上同样的带状掩码相同，但按块计算：
+    :func:`attnbook.scaled_dot_product_attention` 配上同样的带状掩码在 float32 舍入之内一致
+    （仓库里的测试核对），但按块计算：
     查询每 ``B = max(min(window, max(n_q, n_k)), 64)`` 个位置切成一块，每块只看
     自己和左右相邻的两块键（因果时只看自己和前一块），也就是一块 ``(B, 3B)``
     （或 ``(B, 2B)``）的分数。时间与内存是 ``O(n_q · B)``，而不是 ``O(n_q · n_k)``。
@@ -181,8 +182,9 @@ def linear_attention(query, key, value, feature_map=elu_plus_one, causal=False, 
     的顺序计算，所以 ``n_q × n_k`` 的表从不出现（Katharopoulos 等人，2020，
     “Transformers are RNNs”）。与论文一样，这里没有 ``1/√d_k`` 的缩放。
 
-    非因果：时间 ``O((n_q + n_k) · d_k · d_v)``，除输入和输出外，内存为
-    ``O(d_k · d_v)``。因果（``j <= i``）：累计和 ``Σ_{j<=i} φ(k_j) v_jᵀ`` 每
+    非因果：时间 ``O((n_q + n_k) · d_k · d_v)``；除输入和输出外，特征 φ(Q)、φ(K) 随
+    序列长度线性增长，另有一张 ``d_k × d_v`` 的表，内存为
+    ``O((n_q + n_k) · d_k + d_k · d_v)``，从不出现 ``n_q × n_k`` 的表。因果（``j <= i``）：累计和 ``Σ_{j<=i} φ(k_j) v_jᵀ`` 每
     ``chunk_size`` 个位置算一块（对各块的总和做前缀和），块内再做一个带掩码的
     ``chunk_size × chunk_size`` 乘积，所以内存是
     ``O(n · (chunk_size + d_k · d_v / chunk_size))``，而不是对每个位置的外积逐个

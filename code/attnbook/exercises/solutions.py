@@ -177,7 +177,7 @@ def padding_mask(lengths, max_len):
 
     Args:
         lengths: 每条序列的真实长度，``(batch,)``。
-        max_len: 补齐后的长度。
+        max_len: 填充后的长度。
 
     Returns:
         布尔张量 ``(batch, 1, max_len)``，可广播到 ``(batch, n_q, max_len)``。
