@@ -3,6 +3,7 @@
 No build: a small page object stands in for what Sphinx resolves.
 """
 
+import subprocess
 import sys
 import textwrap
 
@@ -181,15 +182,10 @@ def test_shown_code_is_a_fenced_block_and_exercise_code_a_cell(tmp_path):
     assert last.source == "想一想。"
     assert "from pkg import helper\nimport math" in code.source or "import math\nfrom pkg import helper" in code.source
     assert len({cell.id for cell in notebook.cells}) == 3
-    sys.path.insert(0, str(tmp_path))
-    try:
-        namespace = {}
-        exec(code.source, namespace)  # noqa: S102 - the cell runs outside the package
-        assert namespace["Start"]().value() == 42
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
+    # As in a reader's kernel: a fresh interpreter whose working folder holds the files.
+    ran = subprocess.run([sys.executable, "-c", code.source + "\nprint(Start().value())"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stdout.split() == ["42"], ran.stderr
 
 
 def test_runnable_class_makes_a_code_cell_outside_an_exercise(tmp_path):

@@ -20,9 +20,10 @@ and images.py's wrappers), as images.py does.
 """
 
 import re
-import types
 
 from docutils import nodes
+
+from images import wrap_html_translators  # a sibling extension: book/_ext is on the build's path
 
 # A word with two Latin letters in a row (identifiers with _ and digits included), and
 # runs of such words separated by spaces or hyphens: one span per phrase.
@@ -71,12 +72,7 @@ def _voice_switch_script(app, pagename, templatename, context, doctree):
 
 
 def _wrap_translators(app):
-    if app.builder.format != "html":
-        return
-    translators = dict(app.registry.translators) or {app.builder.name: app.builder.default_translator_class}
-    for name, klass in translators.items():
-        wrapped = types.new_class(f"Accessible{klass.__name__}", (AccessibleMarkupMixin, klass), {})
-        app.set_translator(name, wrapped, override=True)
+    wrap_html_translators(app, AccessibleMarkupMixin, "Accessible")
 
 
 def setup(app):

@@ -43,13 +43,18 @@ class ImageAttributesMixin:
         self.body[index] = re.sub(r"^(\s*<img)", rf"\1{attributes}", tag, count=1)
 
 
-def _wrap_translators(app):
+def wrap_html_translators(app, mixin, prefix):
+    """Put ``mixin`` in front of every HTML translator registered so far (the theme's
+    wrappers included), each new class named ``prefix`` + the old name. a11y.py uses it too."""
     if app.builder.format != "html":
         return
     translators = dict(app.registry.translators) or {app.builder.name: app.builder.default_translator_class}
     for name, klass in translators.items():
-        wrapped = types.new_class(f"Sized{klass.__name__}", (ImageAttributesMixin, klass), {})
-        app.set_translator(name, wrapped, override=True)
+        app.set_translator(name, types.new_class(f"{prefix}{klass.__name__}", (mixin, klass), {}), override=True)
+
+
+def _wrap_translators(app):
+    wrap_html_translators(app, ImageAttributesMixin, "Sized")
 
 
 def setup(app):
