@@ -405,33 +405,3 @@ def test_screenshots(server, watch):
     if not found:
         failures.append(f"search.png: no result for {SEARCH_TERMS[0]}")
     assert not failures, "screenshots:" + fmt(failures)
-
-
-# --- the section page's 只看原文 switch ----------------------------------------------------
-
-HIDDEN_JS = """() => {
-    const boxes = [...document.querySelectorAll('.editorial')];
-    return {count: boxes.length, visible: boxes.filter((e) => e.getClientRects().length > 0).length};
-}"""
-AUTHOR_OUTPUT_JS = """() => [...document.querySelectorAll('div.cell:not(.editorial) .cell_output')]
-    .filter((e) => e.getClientRects().length > 0 && e.textContent.includes('(2, 10, 32)')).length"""
-
-
-def test_author_only_switch_hides_the_editors_layer_and_is_remembered(server, watch):
-    w = watch(viewport=DESKTOP)
-    w.open(server.url + SECTION_HTML)
-    before = w.page.evaluate(HIDDEN_JS)
-    assert before["count"] >= 10 and before["visible"] == before["count"], before
-
-    w.page.check(".voice-switch-input")
-    hidden = w.page.evaluate(HIDDEN_JS)
-    assert hidden["visible"] == 0, f"{hidden['visible']} of {hidden['count']} editorial blocks still shown"
-    assert w.page.evaluate(AUTHOR_OUTPUT_JS) == 1, "the author's listing lost its live output"
-
-    w.page.reload(wait_until="load")
-    assert w.page.is_checked(".voice-switch-input"), "the choice was not remembered"
-    assert w.page.evaluate(HIDDEN_JS)["visible"] == 0
-
-    w.page.uncheck(".voice-switch-input")
-    assert w.page.evaluate(HIDDEN_JS)["visible"] == before["count"]
-    assert not w.problems(), w.problems()

@@ -4,8 +4,8 @@ fontawesome.js is gone; the theme's CSS draws the icons with book-icons.woff2, t
 font cut down at build time (book/_ext/webfonts.py). Every icon a page shows must come
 out of that font with a non-empty box, and each control must still work: the download
 menu (.ipynb, .md, 打印为 PDF), full screen, the colour-mode switch, search (the button
-and Ctrl+K), and both sidebar toggles, on a desktop and on a phone. The 只看原文 switch
-is tested in test_browser.py. A screenshot of the article header at twice the pixel
+and Ctrl+K), and both sidebar toggles, on a desktop and on a phone. The view switch
+is tested in test_views_browser.py. A screenshot of the article header at twice the pixel
 density goes to test-artifacts/browser/header-icons.png.
 """
 

@@ -7,8 +7,6 @@
   and on a phone.
 * **Every heat-map value by keyboard.** On each heat map the arrow keys, run as a snake
   through every row, visit every cell of every panel.
-* **The 只看原文 switch** is a checkbox with that name, whose checked state the
-  accessibility tree reports and Space changes.
 * **Figures.** Every <svg> in a page is either hidden from assistive technology or an
   image (``role="img"``) with a name.
 * **lang="en".** A Latin-letter word in the prose of these Chinese pages (two letters or
@@ -162,15 +160,6 @@ def test_every_heatmap_value_is_reached_by_arrow_keys(page, server, watch):
         assert not missed, f"{page}, heat map {name!r}: {len(missed)} of {len(every)} cells never reached: {missed[:20]}"
         assert "权重" in box.locator("[aria-live]").text_content(), "the last cell was not announced"
     assert not w.problems(), w.problems()
-
-
-@pytest.mark.browser
-def test_author_only_switch_exposes_its_state(server, watch):
-    w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
-    switch = w.page.get_by_role("checkbox", name="只看原文")
-    assert switch.count() == 1, "no checkbox named 只看原文 in the accessibility tree"
-    assert not switch.is_checked()
     assert "checked" not in (w.page.locator(".voice-switch").aria_snapshot())
     switch.focus()
     w.page.keyboard.press("Space")

@@ -105,5 +105,5 @@ def test_document_prints_the_light_theme_and_the_editors_layer_after_the_sites_s
     book, found = sections(site)
     html = document.render("书名", book.assets, [str(section) for section, _ in found.values()])
     opening = html.split("<head>", 1)[0]
-    assert 'data-theme="light"' in opening and 'data-voice="all"' in opening
+    assert 'data-theme="light"' in opening and 'data-voice="lesson"' in opening
     assert html.index('href="_static/a.css?v=1"') < html.index("@page") < html.index('src="_static/m.js"')

@@ -4,7 +4,7 @@
   ``role="doc-biblioentry"``, which DPUB-ARIA 1.1 deprecates, inside a ``role="list"``
   that then has no list items (axe: aria-deprecated-role, aria-required-children). Each
   entry becomes a plain ``role="listitem"`` of that list.
-* Code blocks shown again by the 只看原文 switch (editorial.py): pydata-sphinx-theme makes
+* Code blocks shown again by the view switch (editorial.py: 原文, 原文 + 讲解, 全部): pydata-sphinx-theme makes
   a block that scrolls sideways focusable (tabindex 0) on load, on resize and when
   #main-content changes, but the switch changes only an attribute of <html>, so on a
   phone the editor's code blocks came back unreachable by keyboard (axe:

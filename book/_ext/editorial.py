@@ -22,11 +22,21 @@ on their outermost element, so a reader (and a test) can tell the two voices apa
   as the paragraph's title, and is listed and linked like a note.
 * A code cell tagged ``editorial`` (its output and figure included) gets the class and
   the label too.
+* **Two layers.** An editorial block teaches (explains, shows or lets the reader try
+  something about attention) unless it is marked as checking (records values, checks
+  the package or the manuscript, documents provenance or versions): ``:kind: check`` on
+  the directive (with ``:summary:``, the line it shows folded, when it has no title), or
+  the tag ``check`` beside ``editorial`` on a cell. A note and the cells right after it
+  become one container; consecutive checking blocks become one ``<details>`` of class
+  ``editorial editorial-check``, folded, whose ``<summary>`` is 「编者 · 核对」 and the
+  first summary or title of its blocks.
 * ``:::{editorial-page}`` at the top of a page marks the whole page as the editor's
   (编者撰写); such a page has no switch.
-* Every other page with editorial blocks gets a switch, 只看原文, that hides the editor's
-  layer and keeps the author's text with its live outputs. The choice is remembered
-  (localStorage) and applied before the page is painted.
+* Every other page with editorial blocks gets a switch of three views, remembered
+  (localStorage) and applied before the page is painted: 原文 (the author alone, with
+  the live outputs), 原文 + 讲解 (the default) and 全部 (with the checking, open). Without
+  JavaScript the page shows the default view with the checking folded, and no switch.
+  A link to an element the view hides (a ledger row's cell) shows its block alone.
 * ``:::{editor-notes}`` is replaced, once every page is read, by the list of every
   editor's note, correction and qualification of the book, with links, in reading order.
 
@@ -34,37 +44,72 @@ What each page holds is gathered by :class:`EditorialCollector` (a Sphinx enviro
 collector, so parallel reads merge it) from marks the directives leave on the nodes.
 """
 
+import json
+
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util.docutils import SphinxDirective
 
 LABEL = "编者"
-SWITCH = """<div class="voice-switch" role="group" aria-label="显示哪些内容">
-<label><input type="checkbox" class="voice-switch-input"> 只看原文</label>
-<span class="voice-switch-hint">勾选后隐藏编者加入的说明、检查单元和图，原文与它的运行输出保留</span>
-</div>"""
+VIEWS = {"author": "原文", "lesson": "原文 + 讲解", "all": "全部（连同核对）"}
+DEFAULT_VIEW = "lesson"  # a new reader's view: the author and the editor's teaching
+SWITCH = ('<fieldset class="voice-switch"><legend>显示</legend>'
+          + "".join(f'<label><input type="radio" name="attnbook-view" value="{view}"'
+                    f'{" checked" if view == DEFAULT_VIEW else ""}> {text}</label>'
+                    for view, text in VIEWS.items())
+          + '<span class="voice-switch-hint">讲解：编者的说明、例子与图；核对：记录数值、'
+            '核对配套包与原稿的单元</span></fieldset>')
+# Applied before the page is painted. The view is remembered; a link to something the
+# view hides (a ledger row's cell, say) shows that block, and only that one.
 SWITCH_JS = """(() => {
-  const key = "attnbook:voice", root = document.documentElement;
+  const key = "attnbook:view", root = document.documentElement, views = %s;
   let saved = null;
   try { saved = localStorage.getItem(key); } catch (e) { /* storage blocked: default view */ }
-  root.dataset.voice = saved === "author" ? "author" : "all";
+  root.dataset.voice = views.includes(saved) ? saved : "%s";
+  const sync = () => {
+    for (const box of document.querySelectorAll("details.editorial-check")) {
+      box.open = root.dataset.voice === "all" || box.classList.contains("revealed");
+    }
+  };
+  const reveal = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (!target || target.getClientRects().length) return;
+    let block = null;
+    for (let node = target; node && node !== root; node = node.parentElement) {
+      if (node.matches(".editorial-check, .editorial")) block = node;
+    }
+    if (!block) return;
+    block.classList.add("revealed");
+    sync();
+    target.scrollIntoView();
+  };
   document.addEventListener("DOMContentLoaded", () => {
-    for (const box of document.querySelectorAll(".voice-switch-input")) {
-      box.checked = root.dataset.voice === "author";
-      box.addEventListener("change", () => {
-        root.dataset.voice = box.checked ? "author" : "all";
-        try { localStorage.setItem(key, root.dataset.voice); } catch (e) { /* not remembered */ }
+    for (const input of document.querySelectorAll(".voice-switch input")) {
+      input.checked = input.value === root.dataset.voice;
+      input.addEventListener("change", () => {
+        if (!input.checked) return;
+        root.dataset.voice = input.value;
+        try { localStorage.setItem(key, input.value); } catch (e) { /* not remembered */ }
+        sync();
       });
     }
+    sync();
+    reveal();
   });
-})();"""
+  window.addEventListener("hashchange", reveal);
+})();""" % (json.dumps(list(VIEWS)), DEFAULT_VIEW)
 
 
 def label(text=LABEL):
     return nodes.inline(text, text, classes=["editorial-label"])
 
 
+CHECK = "check"  # the layer of a block that checks (records values, checks the package or the
+# manuscript, documents provenance) rather than teaches: `:kind: check`, or a cell's tag
+CHECK_LABEL = f"{LABEL} · 核对"
+CHECK_SUMMARY = "本次构建的核对"  # a folded check's line when it names nothing better
 KINDS = {"correction": "更正", "qualifies": "限定", "checks": "核对"}  # option -> label beside 编者
 LISTED_AS = {"correction": "（更正原稿）", "qualifies": "（限定原稿的说法）", "checks": "（核对原稿的说法）"}
 
@@ -83,7 +128,8 @@ class EditorialDirective(SphinxDirective):
     final_argument_whitespace = True
     has_content = True
     option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required,
-                   "checks": directives.unchanged_required, "summary": directives.unchanged_required, "name": directives.unchanged_required}
+                   "checks": directives.unchanged_required, "summary": directives.unchanged_required, "name": directives.unchanged_required,
+                   "kind": lambda arg: directives.choice(arg, (CHECK,))}
 
     def run(self):
         title = self.arguments[0] if self.arguments else ""
@@ -106,6 +152,9 @@ class EditorialDirective(SphinxDirective):
             box["editorial_note"] = {"id": node_id, "title": plain, "kind": kind,
                                      "claim": self.options.get(kind, "") if kind else ""}
         box["editorial_block"] = True
+        if "kind" in self.options:
+            box["editorial_layer"] = CHECK
+            box["check_summary"] = plain or self.options.get("summary", "")
         return [box]
 
 
@@ -199,14 +248,17 @@ class EditorialCollector(EnvironmentCollector):
                 kind = "blocks"
             if cell.get("editorial_note"):
                 env.editorial_notes.setdefault(docname, []).append(cell["editorial_note"])
-            if (cell.get("nb_element") == "cell_code"
-                    and "editorial" in cell.get("cell_metadata", {}).get("tags", [])):
+            tags = cell.get("cell_metadata", {}).get("tags", []) if cell.get("nb_element") == "cell_code" else []
+            if "editorial" in tags:
                 cell["classes"].append("editorial")
                 cell.insert(0, nodes.paragraph("", "", label(), classes=["editorial-title"]))
+                if CHECK in tags:
+                    cell["editorial_layer"] = CHECK
                 kind = kind or "blocks"
         if kind:
             env.editorial_docs[docname] = kind
         if kind == "blocks":
+            _group_blocks(doctree)
             _insert_switch(doctree)
         if next(doctree.findall(editor_notes_list), None) is not None:
             env.editor_notes_docs[docname] = True
@@ -215,6 +267,92 @@ class EditorialCollector(EnvironmentCollector):
         """Any page read again may add or drop a note: the list of notes is read again too."""
         _notes(env)
         return sorted(env.editor_notes_docs) if (added or changed or removed) else []
+
+
+def _is_block(node):
+    return (isinstance(node, nodes.Element) and "editorial" in node.get("classes", ())
+            and not node.get("editorial_page"))
+
+
+def _is_cell(node):
+    return node.get("nb_element") == "cell_code"
+
+
+def _group_blocks(doctree):
+    """One block per thing the reader meets: a note and the cells that follow it become one
+    editorial container, and consecutive checking blocks one folded ``<details>``."""
+    parents = {id(n.parent): n.parent for n in doctree.findall(_is_block)
+               if not any(_is_block(a) for a in _ancestors(n))}
+    for parent in parents.values():
+        children, grouped = list(parent.children), []
+        while children:
+            run = [children.pop(0)]
+            if _is_block(run[0]):
+                layer = run[0].get("editorial_layer")
+                while (children and _is_block(children[0]) and children[0].get("editorial_layer") == layer
+                       and (layer == CHECK or _is_cell(children[0]))):
+                    run.append(children.pop(0))
+            grouped.append(_wrap(run) if _is_block(run[0]) else run[0])
+        del parent[:]
+        parent.extend(grouped)
+
+
+def _wrap(run):
+    """A run of editorial blocks as one container; the first head line (or, for checks, the
+    ``<summary>``) stands for all of them: the other untitled 「编者」 lines go."""
+    check = run[0].get("editorial_layer") == CHECK
+    if len(run) == 1 and not check:
+        return run[0]
+    if check:
+        box = checking(classes=["editorial", "editorial-check"])
+        box += checking_summary("", "", label(CHECK_LABEL), nodes.Text(_summary(run)))
+    else:
+        box = nodes.container(classes=["editorial", "editorial-group"])
+    for i, member in enumerate(run):
+        head = member[0] if len(member) and "editorial-title" in member[0].get("classes", ()) else None
+        if head is not None and (check or i) and len(head) == 1:
+            member.remove(head)
+        box += member
+    return box
+
+
+def _summary(run):
+    for member in run:
+        text = member.get("check_summary") or member.get("cell_metadata", {}).get("summary")
+        if text:
+            return text
+    return CHECK_SUMMARY
+
+
+def _ancestors(node):
+    node = node.parent
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+class checking(nodes.General, nodes.Element):
+    """Blocks that check rather than teach: folded (``<details>``) unless the view shows them."""
+
+
+class checking_summary(nodes.General, nodes.TextElement):
+    """The line a folded check shows."""
+
+
+def _visit_checking(self, node):
+    self.body.append(self.starttag(node, "details"))
+
+
+def _depart_checking(self, node):
+    self.body.append("</details>\n")
+
+
+def _visit_summary(self, node):
+    self.body.append(self.starttag(node, "summary", CLASS="editorial-title"))
+
+
+def _depart_summary(self, node):
+    self.body.append("</summary>\n")
 
 
 def _insert_switch(doctree):
@@ -265,7 +403,9 @@ def setup(app):
     app.add_directive("editorial-anchor", EditorialAnchorDirective)
     app.add_directive("editor-notes", EditorNotesDirective)
     app.add_node(editor_notes_list)
+    app.add_node(checking, html=(_visit_checking, _depart_checking))
+    app.add_node(checking_summary, html=(_visit_summary, _depart_summary))
     app.add_env_collector(EditorialCollector)
     app.connect("doctree-resolved", _fill_notes)
     app.connect("html-page-context", _page_context)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}

@@ -12,7 +12,7 @@ renders it as it renders the site. What changes for paper:
   has the book's parts, chapters and sections;
 * relative URLs of images and other resources are made relative to the site's root,
   where the document is served;
-* what only works on screen goes: heading anchors (#), the 只看原文 switch;
+* what only works on screen goes: heading anchors (#), the view switch;
   ``<details>`` are opened, and collapsed dropdowns are opened too.
 """
 

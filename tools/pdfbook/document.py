@@ -28,7 +28,7 @@ def render(title, assets, parts, font_faces=""):
     styles = "".join(f"<style>{css}</style>" for css in assets.styles)
     scripts = "".join(f'<script src="{html.escape(body)}"></script>' if kind == "src" else f"<script>{body}</script>"
                       for kind, body in assets.scripts)
-    return ('<!DOCTYPE html>\n<html lang="zh-CN" data-theme="light" data-mode="light" data-voice="all">'
+    return ('<!DOCTYPE html>\n<html lang="zh-CN" data-theme="light" data-mode="light" data-voice="lesson">'
             f'<head><meta charset="utf-8"><title>{html.escape(title)}</title>{links}{styles}'
             f'<style>{font_faces}{PRINT_CSS.read_text(encoding="utf-8")}</style></head>'
             f'<body><main class="pdf-book"><article class="bd-article">{"".join(parts)}</article></main>'

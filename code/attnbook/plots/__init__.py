@@ -11,12 +11,12 @@ from ._svg import figure_svg
 from ._theme import CMAP
 from .cost import rnn_vs_attention_time, variant_costs
 from .flow import signal_flow
-from .heatmaps import alignment_table, head_grid, mask_comparison, reversal_alignment, weights_heatmap
+from .heatmaps import alignment_before_after, alignment_table, head_grid, mask_comparison, reversal_alignment, weights_heatmap
 from .scaling import scaling_curves
 from .wiring import attention_wiring
 
 __all__ = [
-    "CMAP", "setup", "figure_svg", "signal_flow", "weights_heatmap", "head_grid", "alignment_table",
+    "CMAP", "setup", "figure_svg", "signal_flow", "weights_heatmap", "head_grid", "alignment_table", "alignment_before_after",
     "mask_comparison", "reversal_alignment", "scaling_curves", "attention_wiring",
     "rnn_vs_attention_time", "variant_costs", "explore_scaling", "explore_masks", "explore_heads",
     "explore_saturation", "saturation_sample",

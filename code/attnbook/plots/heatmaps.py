@@ -179,3 +179,28 @@ def reversal_alignment(weights, inputs, outputs=None,
     _colorbar(fig, image, ax)
     record_heatmap(fig, image, weights, "学到的对齐", (rows, row_labels), (cols, col_labels))
     return fig
+
+
+def alignment_before_after(untrained, learned, inputs, outputs=None):
+    """未经训练的交叉注意力权重表与倒序模型学到的对齐，并排，共用 0 到 1 的颜色条。
+
+    ``untrained`` 为 ``(n_dec, n_enc)``（例如正文交叉注意力清单的 ``weights[0]``）；
+    ``learned`` 为 ``(n_out, n_in)``，``inputs``、``outputs`` 同 :func:`reversal_alignment`。
+    """
+    untrained, learned = _as_table(untrained, "untrained"), _as_table(learned, "learned")
+    inputs = [int(t) for t in np.asarray(inputs).ravel()]
+    outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
+    fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.8), layout="constrained",
+                             gridspec_kw={"width_ratios": [untrained.shape[1] / untrained.shape[0] * 0.75, 1.2]})
+    panels = [(axes[0], untrained, "未经训练：还看不出对齐", "解码器位置（查询）", "编码器位置（键、值）", None, None),
+              (axes[1], learned, "训练之后：学到的对齐", "输出位置：数字（查询）", "输入位置：数字（键、值）",
+               [f"{i}:{t}" for i, t in enumerate(outputs)], [f"{i}:{t}" for i, t in enumerate(inputs)])]
+    for ax, weights, title, rows, cols, row_labels, col_labels in panels:
+        image = _draw(ax, weights, 1.0, xlabel=cols, ylabel=rows)
+        if row_labels:
+            ax.set_xticks(np.arange(len(col_labels)), col_labels)
+            ax.set_yticks(np.arange(len(row_labels)), row_labels)
+        ax.set_title(title)
+        record_heatmap(fig, image, weights, title, (rows, row_labels), (cols, col_labels))
+    _colorbar(fig, image, list(axes))
+    return fig
