@@ -157,15 +157,20 @@ def test_layer_and_cross_attention_shapes_are_printed():
 
 
 def test_literalinclude_shows_the_tested_classes():
-    """The author's class from attnbook.minimal, then the editor's from attnbook.attention."""
+    """The section page shows the author's class from attnbook.minimal; the editor's from
+    attnbook.attention is shown on the mechanism page, in its section on the package."""
     import inspect
 
     from attnbook import MiniMultiHeadAttention, minimal
 
-    blocks = [pre.get_text() for pre in soup(SECTION).find_all("pre")]
-    shown = [code.strip() for code in blocks if "class MiniMultiHeadAttention" in code]
-    assert shown == [inspect.getsource(cls).strip() for cls in (minimal.MiniMultiHeadAttention,
-                                                                 MiniMultiHeadAttention)]
+    for page, classes in [(SECTION, [minimal.MiniMultiHeadAttention]),
+                          ("book/ch04/mechanism", [MiniMultiHeadAttention])]:
+        blocks = [pre.get_text() for pre in soup(page).find_all("pre")]
+        shown = [code.strip() for code in blocks if "class MiniMultiHeadAttention" in code]
+        assert shown == [inspect.getsource(cls).strip() for cls in classes], page
+    anchor = soup("book/ch04/mechanism").find(id="sec-package-layer")
+    section = anchor if anchor is None or anchor.name == "section" else anchor.find_parent("section")
+    assert section is not None and "class MiniMultiHeadAttention" in section.get_text()
 
 
 def test_no_page_redefines_package_code():

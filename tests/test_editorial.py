@@ -111,6 +111,32 @@ def test_companion_pages_are_marked_as_the_editors():
         assert "编者撰写" in first.get_text()
 
 
+def test_companion_pages_open_with_the_lesson_not_its_provenance():
+    """The 编者撰写 block at the top says in a few sentences what the page teaches; its
+    label already says who wrote it, so the text does not say so again."""
+    for page in COMPANIONS:
+        first = article(page).select_one("section > .editorial, .editorial")
+        for label in first.select(".editorial-label"):
+            label.decompose()
+        text = first.get_text(" ", strip=True)
+        sentences = [s for s in re.split(r"(?<=[。！？])", text) if s.strip()]
+        assert 2 <= len(sentences) <= 4, (page, sentences)
+        assert not re.search(r"编者撰写|不是原稿的一部分|由练习目录生成", text), (page, text)
+
+
+# What a reader needs no more than the build does: recording values, drawing setup, the
+# explorables' data. Such code goes in cells tagged remove-cell (or remove-input for figures).
+BOOKKEEPING = [r"\bglue\(", r"attnbook\.glue", r"plots\.setup\(", r"\.explore_\w+\(", r"__version__"]
+
+
+@pytest.mark.parametrize("page", COMPANIONS)
+def test_companion_pages_show_no_bookkeeping_code(page):
+    shown = [code.get_text() for code in article(page).select("div.cell div.cell_input")]
+    assert shown, page
+    found = [(pattern, code[:80]) for code in shown for pattern in BOOKKEEPING if re.search(pattern, code)]
+    assert not found, f"{page}: bookkeeping in visible cells: {found}"
+
+
 def test_the_switch_is_on_the_section_page_only():
     assert soup(SECTION).select_one(".voice-switch input[type=checkbox]") is not None
     for page in COMPANIONS:

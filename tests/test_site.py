@@ -95,6 +95,20 @@ def test_page_offers_ipynb_and_md_downloads(page):
     assert nb.cells[1].cell_type == "markdown" or "import attnbook" in nb.cells[1].source
 
 
+@pytest.mark.parametrize("page", ["book/ch04/mechanism", "book/ch04/cost", EXERCISES])
+def test_downloaded_notebook_keeps_the_hidden_cells_that_make_its_numbers(page):
+    """The page hides the cells that glue its values (remove-cell); the .ipynb a reader
+    downloads still has every code cell the build ran, so a rerun recomputes them."""
+    ran = nbformat.read(EXECUTED / f"{page}.ipynb", as_version=4)
+    offered = nbformat.read(HTML / "_sources" / f"{page}.ipynb", as_version=4)
+    sources = [cell.source.strip() for cell in offered.cells if cell.cell_type == "code"]
+    hidden = [cell.source.strip() for cell in ran.cells if cell.cell_type == "code"
+              and "remove-cell" in cell.get("metadata", {}).get("tags", [])]
+    assert any("glue(" in source for source in hidden), page
+    missing = [source[:80] for source in hidden if source not in sources]
+    assert not missing, missing
+
+
 # --- offline and Chinese throughout --------------------------------------------------------
 
 
