@@ -329,6 +329,22 @@ def test_the_build_turns_every_undecidable_check_into_a_warning(tmp_path, monkey
     assert env.claim_verdicts["a"] is None and env.claim_verdicts["b"]["kind"] == "holds"
 
 
+# --- where a long name in the ledger may wrap --------------------------------------------
+
+
+@pytest.mark.parametrize("text, code, pieces", [
+    ("tests/test_x.py::test_one_pair", True, ["tests/", "test_", "x", ".py::", "test_", "one_", "pair"]),
+    ("_private.__init__", True, ["_private", ".__init__"]),  # not at a name's ends
+    ("a/", True, ["a/"]),
+    # text: only a run of 16 or more ASCII characters without a space, there after ( and , too
+    ("scores = tf.matmul(wq(dec_state), x", False, ["scores = tf", ".matmul(", "wq(", "dec_", "state), x"]),
+    ("d_k 从 4 到 512：0.0132、0.0266", False, ["d_k 从 4 到 512：0.0132、0.0266"]),
+])
+def test_names_break_only_at_their_separators(text, code, pieces):
+    assert claims_ext.break_points(text, code) == pieces
+    assert "".join(pieces) == text
+
+
 # --- the built ledger -------------------------------------------------------------------
 
 

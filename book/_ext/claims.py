@@ -26,6 +26,18 @@ claim has neither a check nor literature, or when a tag, marker or note names no
 
 ``:::{claims-ledger}`` renders the table; ``:::{claims-errata}`` lists every claim whose
 verdict is not 成立, for the 编者注与勘误 page. tests/test_claims.py tests the evaluator.
+
+The table is written so that it reads at any width (its CSS is the section "The claims
+ledger" of book.css; tests/test_ledger_browser.py looks at it). It sits in a
+``claims-ledger-wrap`` container, which a wide screen widens into the margin right of the
+text (not sphinx-book-theme's ``full-width`` class: the theme's script for that expects a
+contents sidebar, which the page has none of, and throws). Each header cell has
+``scope="col"`` and each body cell a ``data-label`` with its column's header text, which a
+phone shows above the cell when each row becomes a card; the HTML translator in use is
+wrapped at ``builder-inited`` to write the two, as images.py does. Every name in code
+(``tests/test_x.py::test_y``, a path) gets a ``<wbr>`` after each ``/``, ``::`` and ``_``
+and before each ``.``, so that it wraps only there (code quoted as text, after ``(`` and
+``,`` too: :func:`break_points`).
 """
 
 import ast
@@ -55,6 +67,10 @@ TAG_PREFIX = "claim-"
 VERDICTS = {"holds": "成立（本次构建实测）", "partly": "部分成立",
             "fails": "不成立（本次构建实测）", "literature": "无法在本书中验证"}
 UNDECIDED = "无法判定（构建失败）"
+# The ledger's columns: header text, class of the cell, width (per cent of the table).
+COLUMNS = (("编号", "claim-number", 6), ("原稿的论断", "claim-claim", 26),
+           ("本次构建的数值", "claim-values-cell", 22), ("判定", "claim-verdict-cell", 26),
+           ("依据", "claim-backing", 20))
 VALUE_MIME = "application/vnd.attnbook.value+json"  # attnbook.glue.VALUE_MIME, prefix stripped
 
 
@@ -540,12 +556,12 @@ class ClaimsLedgerDirective(SphinxDirective):
         for test_file in sorted((Path(self.env.srcdir) / config.claims_tests).glob("test_*.py")):
             self.env.note_dependency(str(test_file))
         table = nodes.table(classes=["claims-ledger", "colwidths-given"])
-        group = nodes.tgroup(cols=5)
+        group = nodes.tgroup(cols=len(COLUMNS))
         table += group
-        for width in (6, 30, 24, 22, 18):
+        for _, _, width in COLUMNS:
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row([nodes.Text(t) for t in ("编号", "原稿的论断", "本次构建的数值", "判定", "依据")])
+        head += _row([nodes.Text(title) for title, _, _ in COLUMNS], head=True)
         group += head
         body = nodes.tbody()
         for number, claim in enumerate(load_claims(path), start=1):
@@ -557,7 +573,7 @@ class ClaimsLedgerDirective(SphinxDirective):
                 self._backing_cell(claim),
             ], ids=[f"claim-{claim['id']}"])
         group += body
-        return [table]
+        return [nodes.container("", table, classes=["claims-ledger-wrap"])]  # book.css widens it
 
     def _claim_cell(self, claim):
         cell = nodes.container()
@@ -593,13 +609,92 @@ class ClaimsErrataDirective(SphinxDirective):
         return [errata_list()]
 
 
-def _row(cells, ids=()):
+def _row(cells, ids=(), head=False):
+    """A row of the ledger: a header cell gets ``scope="col"``, a body cell its column's
+    header text as ``data-label`` (LedgerMarkupMixin writes both), and each its column's class."""
     row = nodes.row(ids=list(ids))
-    for content in cells:
-        entry = nodes.entry()
+    for content, (title, cls, _) in zip(cells, COLUMNS):
+        entry = nodes.entry(classes=[cls])
+        entry[LEDGER_ATTRIBUTES["scope" if head else "data-label"]] = "col" if head else title
         entry += content if isinstance(content, nodes.Element) else nodes.paragraph("", "", content)
         row += entry
     return row
+
+
+# HTML attribute: the name of the entry node's attribute that holds it
+LEDGER_ATTRIBUTES = {"scope": "ledger_scope", "data-label": "ledger_label"}
+
+
+class LedgerMarkupMixin:
+    """Writes a ledger cell's ``scope`` or ``data-label`` into its ``<th>`` or ``<td>``:
+    docutils writes a cell's classes and ids only."""
+
+    def visit_entry(self, node):
+        super().visit_entry(node)
+        extra = {html: node[attribute] for html, attribute in LEDGER_ATTRIBUTES.items() if node.get(attribute)}
+        if not extra:
+            return
+        index = next(i for i in range(len(self.body) - 1, -1, -1) if self.body[i].startswith(("<td", "<th")))
+        attributes = "".join(f' {name}="{self.attval(value)}"' for name, value in extra.items())
+        self.body[index] = re.sub(r"(/?>)(\s*)$", rf"{attributes}\1\2", self.body[index], count=1)
+
+
+def _wrap_translators(app):
+    from images import wrap_html_translators  # a sibling extension, on the build's path
+
+    wrap_html_translators(app, LedgerMarkupMixin, "Ledger")
+
+
+# Where a name in code may wrap: after / and :: and _, before a dot (not at either end).
+# In other text, only inside a run of 16 or more characters of ASCII without a space
+# (code quoted as text: ``tf.matmul(wq(dec_state),``), and there after ( and , too.
+_SEPARATOR = re.compile(r"(?<=/)(?=.)|(?<=::)(?=.)|(?<=[^\W_]_)(?=[^\W_])|(?<=\w)(?=\.\w)")
+_SEPARATOR_IN_TEXT = re.compile(_SEPARATOR.pattern + r"|(?<=[(,])(?=.)")
+_CODE_IN_TEXT = re.compile(r"[!-~]{16,}")
+
+
+def break_points(text, code=True):
+    """``text`` cut where a line may break: ``tests/test_x.py`` -> ``["tests/", "test_", "x", ".py"]``;
+    with ``code=False`` only its long runs of ASCII are cut."""
+    if code:
+        return [piece for piece in _SEPARATOR.split(text) if piece]
+    pieces, end = [""], 0
+    for run in _CODE_IN_TEXT.finditer(text):
+        cut = [piece for piece in _SEPARATOR_IN_TEXT.split(run.group(0)) if piece]
+        pieces[-1] += text[end:run.start()] + cut[0]
+        pieces += cut[1:]
+        end = run.end()
+    pieces[-1] += text[end:]
+    return [piece for piece in pieces if piece]
+
+
+def _add_break_points(table):
+    """Every text of ``table`` again, with a ``<wbr>`` at each :func:`break_points` cut
+    (formulas and raw HTML left alone)."""
+    for text in list(table.findall(nodes.Text)):
+        parent, code = text.parent, False
+        for ancestor in _ancestors(text):
+            if isinstance(ancestor, (nodes.raw, nodes.math, nodes.FixedTextElement)):
+                break
+            code = code or isinstance(ancestor, nodes.literal)
+        else:
+            pieces = break_points(str(text), code)
+            if len(pieces) < 2:
+                continue
+            out = []
+            for i, piece in enumerate(pieces):
+                if i:
+                    out.append(nodes.raw("", "<wbr>", format="html"))
+                out.append(nodes.Text(piece))
+            index = parent.index(text)
+            parent[index:index + 1] = out
+
+
+def _ancestors(node):
+    node = node.parent
+    while node is not None:
+        yield node
+        node = node.parent
 
 
 def backings(app):
@@ -637,6 +732,8 @@ def _fill(app, doctree, fromdocname):
         backing = found.get(slot["claim_id"], {})
         if slot["part"] == "values":
             text = verdict.values if verdict and verdict.values else "—"
+            if text == "—" and isinstance(slot.parent, nodes.entry):
+                slot.parent["classes"].append("claim-no-values")  # a phone leaves the cell out
             slot.replace_self(nodes.paragraph("", text, classes=["claim-values"]))
         elif slot["part"] == "verdict":
             slot.replace_self(_verdict_box(verdict))
@@ -644,6 +741,9 @@ def _fill(app, doctree, fromdocname):
             slot.replace_self(_links(app, fromdocname, backing, verdict.tests if verdict else ""))
     for placeholder in lists:
         placeholder.replace_self(_errata(app, fromdocname, verdicts, found))
+    for table in doctree.findall(nodes.table):
+        if "claims-ledger" in table["classes"]:
+            _add_break_points(table)
 
 
 def _verdict_box(verdict):
@@ -754,4 +854,5 @@ def setup(app):
     app.add_env_collector(ClaimsCollector)
     app.connect("env-check-consistency", _check_consistency)
     app.connect("doctree-resolved", _fill)
+    app.connect("builder-inited", _wrap_translators, priority=650)  # after pydata's and images.py's
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
