@@ -252,12 +252,12 @@ def printed(page: str, pattern: str) -> re.Match:
 
 
 def test_walkthrough_map_shows_the_weights_the_page_printed(server, watch):
-    """The author's cell prints the first query's 8 weights to two decimals; hovering over
+    """The page's cell prints the first query's 8 weights to two decimals; hovering over
     row 0 shows each of them, exactly, at the right place and in the right colour."""
-    row = [float(v) for v in printed(SECTION, r"^\[([\d. ]+)\] 1\.0$").group(1).split()]
+    row = [float(v) for v in printed(MECHANISM, r"^\[([\d. ]+)\] 1\.0$").group(1).split()]
     assert len(row) == 8
     w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{MECHANISM}.html")
     box = heatmap(w, "fig-walkthrough-weights")
     for key, expected in enumerate(row):
         tip, value = point_at(w, box, 0, 0, key)
@@ -307,11 +307,11 @@ def test_mask_comparison_shows_exact_zero_behind_the_mask(server, watch):
 
 def test_heatmaps_read_by_keyboard_one_tab_stop_each(server, watch):
     w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{MECHANISM}.html")
     stops = w.page.evaluate("""() => [...document.querySelectorAll('.attnbook-heatmap')].map((b) => ({
         tab: b.tabIndex, inner: b.querySelectorAll('a, button, input, [tabindex]').length,
         role: b.getAttribute('role'), live: b.querySelector('[aria-live]') !== null}))""")
-    assert len(stops) == 3 and all(s == {"tab": 0, "inner": 0, "role": "application", "live": True}
+    assert len(stops) == 4 and all(s == {"tab": 0, "inner": 0, "role": "application", "live": True}
                                    for s in stops), stops
 
     box = heatmap(w, "fig-walkthrough-weights")
@@ -351,7 +351,7 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
     """The interaction adds nothing to the figure: without JavaScript it looks the same,
     and printing leaves out the cursor and the tooltip."""
     w = watch(viewport=DESKTOP, color_scheme="light")
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{MECHANISM}.html")
     box = heatmap(w, "fig-walkthrough-weights")
     svg_before = box.locator("svg").evaluate("(s) => s.outerHTML")
     with_js = photograph(box)
@@ -363,7 +363,7 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
     assert hidden == ["none", "none"], hidden
 
     off = watch(viewport=DESKTOP, color_scheme="light", java_script_enabled=False)
-    off.open(server.url + f"{SECTION}.html")
+    off.open(server.url + f"{MECHANISM}.html")
     without_js = photograph(off.page.locator("#fig-walkthrough-weights .attnbook-fig"))
     # The explorable figures' controls (added by JavaScript) make the page taller, so the
     # figure may sit a fraction of a pixel lower: its photograph can gain a row, top or bottom.

@@ -207,8 +207,8 @@ def test_every_svg_is_an_image_with_a_name_or_hidden(page):
 @pytest.mark.book
 def test_the_figure_check_sees_figures():
     """The check above must not pass because a page has no figure at all."""
-    figures = [svg for svg in soup(SECTION).find_all("svg") if svg.get("role") == "img"]
-    assert len(figures) >= 3, f"{SECTION} has {len(figures)} figures with role=img"
+    figures = [svg for svg in soup(MECHANISM).find_all("svg") if svg.get("role") == "img"]
+    assert len(figures) >= 3, f"{MECHANISM} has {len(figures)} figures with role=img"
 
 
 LATIN_WORD = re.compile(r"[A-Za-z]{2}")
