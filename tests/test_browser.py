@@ -58,6 +58,7 @@ def glossary_terms() -> list[str]:
 # solutions) are opened first so that their formulas are laid out too; the print-only
 # table of contents is never shown on screen.
 MATH_JS = """() => {
+    document.documentElement.dataset.voice = 'all';  // the checking layer too: every formula shown
     document.querySelectorAll('details').forEach((d) => { d.open = true; });
     return [...document.querySelectorAll('span.math, div.math')]
         .filter((el) => !el.closest('.onlyprint'))

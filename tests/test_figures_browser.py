@@ -274,7 +274,7 @@ def test_cross_attention_map_names_decoder_and_encoder_positions(server, watch):
     w.open(server.url + f"{SECTION}.html")
     box = heatmap(w, "fig-cross-table")
     tip, _ = point_at(w, box, 0, 2, 13)
-    assert tip["text"].splitlines()[:2] == ["解码器位置（查询） 2", "编码器位置（键、值） 13"], tip["text"]
+    assert tip["text"].splitlines()[:3] == ["未经训练：还看不出对齐", "解码器位置（查询） 2", "编码器位置（键、值） 13"], tip["text"]
     table = box.evaluate("(b) => JSON.parse(b.querySelector('script.attnbook-heatmap-data').textContent)")
     assert np.asarray(table[0]["values"]).shape == (6, 20)
     np.testing.assert_allclose(np.asarray(table[0]["values"]).sum(axis=1), sums, atol=5e-4)

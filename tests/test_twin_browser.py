@@ -20,11 +20,12 @@ import json
 import pytest
 
 from browsing import ARTIFACTS
-from buildfiles import BUILD, ROOT, SECTION, load_extension
+from buildfiles import BUILD, ROOT, load_extension
 
 pytestmark = pytest.mark.browser
 
 TWIN = ROOT / "book" / "_ext" / "twin.js"
+MECHANISM = "book/ch04/mechanism"
 CASES = BUILD / "fixtures" / "twin-cases.json"
 TOL_FLOAT64, TOL_FLOAT32 = 1e-6, 1e-5
 MUTATIONS = {  # name: (the twin's text, the mistake put in its place)
@@ -77,7 +78,7 @@ def test_twin_matches_the_package_and_a_mutated_twin_does_not(server, watch):
         "no fixture has a fully masked row"
 
     w = watch()
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{MECHANISM}.html")  # the page of the explorable figures
     source = load_extension("figures").compact_js(TWIN.read_text(encoding="utf-8"))
     inlined = w.page.evaluate("() => [...document.scripts].map((s) => s.textContent)")
     assert source in inlined, "the page does not carry book/_ext/twin.js (compacted) as it is"
