@@ -39,7 +39,7 @@ LAYERS_JS = """() => {
     const checks = outer.filter((e) => e.classList.contains('editorial-check'));
     return {blocks: outer.length, shown: outer.filter(shown).length,
             checks: checks.length, checksShown: checks.filter(shown).length,
-            checksOpen: checks.filter((e) => e.open).length};
+            checksOpen: checks.filter((e) => e.tagName !== 'DETAILS' || e.open).length};
 }"""
 # The article's height now, and with every .editorial element hidden.
 HEIGHTS_JS = """() => {
@@ -89,7 +89,7 @@ def test_the_default_view_is_a_lesson_within_its_budgets(server, watch):
     found = w.page.evaluate(GAPS_JS)
     counts = [g["count"] for g in found["gaps"]]
     print("editor blocks between consecutive author prose blocks:", counts)
-    assert found["prose"] >= 15, found
+    assert found["prose"] >= 12, found
     over = [g for g in found["gaps"] if g["count"] > BLOCKS_BUDGET]
     assert not over, f"more than {BLOCKS_BUDGET} editor blocks after: {over}"
 

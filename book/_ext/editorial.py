@@ -303,6 +303,8 @@ def _wrap(run):
     check = run[0].get("editorial_layer") == CHECK
     if len(run) == 1 and not check:
         return run[0]
+    if check and len(run) == 1 and len(run[0]) == 1 and not _is_cell(run[0]):
+        return _aside(run[0])
     if check:
         box = checking(classes=["editorial", "editorial-check"])
         box += checking_summary("", "", label(CHECK_LABEL), nodes.Text(_summary(run)))
@@ -313,6 +315,17 @@ def _wrap(run):
         if head is not None and (check or i) and len(head) == 1:
             member.remove(head)
         box += member
+    return box
+
+
+def _aside(block):
+    """A check that is one line (its summary, no body), such as what the manuscript printed
+    under an output: one small line, nothing to unfold."""
+    line = nodes.paragraph(classes=["editorial-title"])
+    line += label(CHECK_LABEL)
+    line += nodes.Text(block["check_summary"])
+    box = nodes.container(ids=block["ids"], classes=["editorial", "editorial-check", "editorial-aside"])
+    box += line
     return box
 
 
