@@ -366,3 +366,10 @@ def test_term_problems_leave_the_authors_quotations_alone():
     assert term_problems("把补零位置的权重压成 0") == ["补零（应写“填充”）"]
     assert term_problems("原稿说「串行的低显存反而是优点」") == []
     assert term_problems("这里较真一下") == ["较真（口语）"]
+
+
+def test_no_page_source_holds_a_tab():
+    """A tab in a page is almost always an escape gone wrong: ``\\times`` written in a
+    Python string becomes a tab and ``imes``, and the formula shows the broken word."""
+    tabbed = [str(p.relative_to(ROOT)) for p in (ROOT / "book").rglob("*.md") if "\t" in p.read_text(encoding="utf-8")]
+    assert not tabbed, f"tabs in: {tabbed}"

@@ -331,9 +331,8 @@ def _aside(block):
 
 def _summary(run):
     for member in run:
-        text = member.get("check_summary") or member.get("cell_metadata", {}).get("summary")
-        if text:
-            return text
+        if member.get("check_summary"):
+            return member["check_summary"]
     return CHECK_SUMMARY
 
 
