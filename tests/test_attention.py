@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from attnbook import MiniMultiHeadAttention, scaled_dot_product_attention, tf
+from attnbook.parallel import reach
 
 
 def normal(*shape, seed=0, dtype="float32"):
@@ -267,23 +268,14 @@ def test_layer_trains_inside_a_model():
     assert model.evaluate(normal(4, 10, 32), normal(4, 10, 32, seed=1), verbose=0) < before
 
 
-def _reach(layer, x):
-    """Norm of ∂y_t/∂x_0 for every output position t: how strongly position 0 reaches t."""
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        y = layer(x)
-    jacobian = tape.jacobian(y, x)[0, :, :, 0, 0, :]  # (t, features out, features in)
-    return np.linalg.norm(jacobian.numpy().reshape(x.shape[1], -1), axis=1)
-
-
 @pytest.mark.claim("direct-path")
 def test_position_zero_reaches_every_position_in_one_step():
     """In one attention layer the first position reaches the 64th as strongly as the 8th;
     through a recurrent layer its influence dies away with the distance."""
     keras.utils.set_random_seed(0)
     x = tf.random.normal([1, 64, 16])
-    attention = _reach(MiniMultiHeadAttention(16, 2), x)
-    recurrent = _reach(keras.layers.SimpleRNN(16, return_sequences=True), x)
+    attention = reach(MiniMultiHeadAttention(16, 2), x)   # the mechanism page measures the same
+    recurrent = reach(keras.layers.SimpleRNN(16, return_sequences=True), x)
     assert attention.min() > 0
     assert attention[32:].mean() > 0.3 * attention[1:9].mean()
     assert recurrent[32:].mean() < 1e-3 * recurrent[1:9].mean()

@@ -74,6 +74,26 @@ def test_loglog_slope_rejects_bad_data(x, y, match):
         cost.loglog_slope(x, y)
 
 
+def test_segment_slopes_show_the_shape_a_single_fit_hides():
+    """A flat segment then a steep one: the fit lands between, the segments do not."""
+    x = [2048, 4096, 8192]
+    y = [19.2, 19.2 * 2**0.5, 19.2 * 2**0.5 * 2**2.5]
+    assert cost.segment_slopes(x, y) == pytest.approx([0.5, 2.5])
+    assert 0.5 < cost.loglog_slope(x, y) < 2.5
+    straight = np.array([64, 128, 256, 512])
+    assert cost.segment_slopes(straight, 3.0 * straight**2) == pytest.approx([2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "x, y, match",
+    [([1, 2], [1, 2, 3], "equally long"), ([1, 2], [0, 1], "positive"), ([4, 2], [1, 2], "increasing"),
+     ([1, 2, 2], [1, 2, 3], "increasing")],
+)
+def test_segment_slopes_reject_bad_data(x, y, match):
+    with pytest.raises(ValueError, match=match):
+        cost.segment_slopes(x, y)
+
+
 # --- timing --------------------------------------------------------------------------
 
 

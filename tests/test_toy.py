@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from attnbook.toy import ReversalModel, alignment_accuracy, reversal_data, train_reversal
+from attnbook import MiniMultiHeadAttention
+from attnbook.toy import ReversalModel, alignment_accuracy, reversal_data, train_reversal, train_stack
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +66,37 @@ def test_another_seed_also_learns():
     other = train_reversal(seed=1)
     assert other.accuracy >= 0.95
     assert alignment_accuracy(other.cross_attention()) >= 0.9
+
+
+# --- stacking, and its control with the first layer frozen -----------------------------------
+
+
+def test_a_frozen_first_layer_keeps_its_weights_and_the_run_its_start():
+    """The control starts where the stacked run starts (same weights, same batches) and
+    differs only in that the first layer does not train."""
+    stacked = train_stack(MiniMultiHeadAttention, depth=2, steps=5)
+    control = train_stack(MiniMultiHeadAttention, depth=2, steps=5, frozen=1)
+    assert stacked["losses"][0] == control["losses"][0]   # the first step's loss precedes any update
+    assert stacked["losses"][1:] != control["losses"][1:]
+    assert control["first_layer_change"] == 0.0 and stacked["first_layer_change"] > 0.0
+    assert (stacked["trainable"], control["trainable"]) == (16, 8)   # 4 projections × (kernel, bias) a layer
+    assert control["output_shape"] == stacked["output_shape"] == (16, 10, 32)
+
+
+def test_freezing_every_layer_trains_nothing():
+    frozen = train_stack(MiniMultiHeadAttention, depth=2, steps=3, frozen=2)
+    assert frozen["trainable"] == 0 and frozen["first_layer_change"] == 0.0
+
+
+@pytest.mark.parametrize("frozen", [-1, 3, 1.0, True])
+def test_frozen_must_count_leading_layers(frozen):
+    with pytest.raises(ValueError, match="frozen must be an integer from 0 to depth=2"):
+        train_stack(MiniMultiHeadAttention, depth=2, steps=1, frozen=frozen)
+
+
+@pytest.mark.slow
+def test_training_the_first_layer_beats_the_frozen_control():
+    """The page's setting: gradients that cross the second layer into the first lower the loss."""
+    stacked = np.mean(train_stack(MiniMultiHeadAttention)["losses"][-10:])
+    control = np.mean(train_stack(MiniMultiHeadAttention, frozen=1)["losses"][-10:])
+    assert stacked <= 0.8 * control

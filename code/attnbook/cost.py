@@ -72,6 +72,25 @@ def loglog_slope(x, y):
     return float(slope)
 
 
+def segment_slopes(x, y):
+    """相邻两点之间的双对数斜率：第 i 项是从 ``x[i]`` 到 ``x[i + 1]`` 这一段的
+    ``loglog_slope``。
+
+    :func:`loglog_slope` 用一条直线拟合全部点，会把曲线的形状抹平：一段平、一段陡的
+    曲线，拟合出的斜率可能落在两者之间，哪一段都不像。这里逐段给出斜率，看曲线在哪里
+    上升、在哪里下降。``x`` 与 ``y`` 的要求与 :func:`loglog_slope` 相同，并且 ``x``
+    须严格递增，否则抛出 ``ValueError``。
+
+    Returns:
+        ``len(x) - 1`` 个浮点数的列表。
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    loglog_slope(x, y)  # the same checks of shape and sign
+    if np.any(np.diff(x) <= 0):
+        raise ValueError(f"x must be strictly increasing, got {x.tolist()}.")
+    return [loglog_slope(x[i:i + 2], y[i:i + 2]) for i in range(len(x) - 1)]
+
+
 # --- timing --------------------------------------------------------------------------
 
 
@@ -287,6 +306,6 @@ def format_bytes(nbytes):
 
 __all__ = [
     "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
-    "peak_memory", "start_measuring",
+    "peak_memory", "segment_slopes", "start_measuring",
     "score_table", "time_call",
 ]

@@ -1,10 +1,12 @@
-"""数一数什么是并行算的，什么是串行算的。
+"""数一数什么是并行算的，什么是串行算的，再量一量远处的位置能影响多少。
 
 正文拿两件事对比：一次矩阵乘法就给所有位置打完分，而 RNN 每个时步都要调用一次它的
-单元。这里的两个函数把这两样都数出来。
+单元。这里的前两个函数把这两样都数出来；:func:`reach` 量的是位置 0 的输入对每个输出
+位置的影响（梯度的范数），看它随距离衰减不衰减。
 """
 
 import keras
+import numpy as np
 
 from ._tf import tf
 
@@ -42,3 +44,31 @@ def count_rnn_cell_calls(x, units):
     cell.calls = 0  # count the forward pass only, not the build
     layer(x)
     return cell.calls
+
+
+def reach(layer, x, source=0):
+    """位置 ``source`` 的输入对每个输出位置 t 的影响：梯度的范数 ‖∂y_t/∂x_source‖。
+
+    ``layer`` 把 ``x`` ``(1, n, features)`` 映射为同样按位置排列的 ``y`` ``(1, n, units)``，
+    例如自注意力层，或 ``return_sequences=True`` 的 RNN。对每个 t，求雅可比矩阵
+    ∂y_t/∂x_source（``units × features``）的 Frobenius 范数：把位置 ``source`` 的输入
+    轻轻一动，位置 t 的输出跟着变多少。RNN 里这个影响要一步一步传过去，注意力里每个
+    位置都直接读取位置 ``source``。
+
+    Returns:
+        NumPy 数组 ``(n,)``，第 t 项是 ‖∂y_t/∂x_source‖。
+
+    Raises:
+        ValueError: ``x`` 不是批次大小为 1 的三维张量，或 ``source`` 不是其中的位置。
+    """
+    x = tf.convert_to_tensor(x)
+    if x.shape.rank != 3 or x.shape[0] != 1:
+        raise ValueError(f"x must be (1, n, features), got shape {tuple(x.shape)}.")
+    n = x.shape[1]
+    if isinstance(source, bool) or not isinstance(source, int) or not 0 <= source < n:
+        raise ValueError(f"source must be a position from 0 to {n - 1}, got {source!r}.")
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+    jacobian = tape.jacobian(y, x)[0, :, :, 0, source, :]  # (t, units, features)
+    return np.linalg.norm(jacobian.numpy().reshape(n, -1), axis=1)

@@ -171,22 +171,39 @@ def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=1
 
 
 def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, batch=16,
-                learning_rate=1e-2, seed=0):
+                learning_rate=1e-2, seed=0, frozen=0):
     """把 ``depth`` 个 ``layer_cls(d_model, num_heads)`` 串联起来，训练它们输出序列平均。
 
     任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
     整条序列的平均 ``mean(x, axis=1)`` ，完成任务必须跨位置取材。每一步都换一批新输入，
-    用 ``tf.GradientTape`` 对全部层一起求梯度。只要求 ``layer_cls`` 是自注意力层
+    用 ``tf.GradientTape`` 对参与训练的层一起求梯度。只要求 ``layer_cls`` 是自注意力层
     ``layer(x)`` ，所以原稿的最小实现也能用。
+
+    ``frozen`` 是对照：最前面的 ``frozen`` 层的参数保持初始值、不参与训练。种子相同时，
+    冻结与不冻结的两次训练从同样的初始参数出发、看到同样的输入，只差这几层是否训练；
+    比较两者的误差，就能看出梯度穿过后面的层、训练了前面的层，对结果有没有贡献。
 
     Returns:
         一个字典：``losses`` 是每一步的均方误差（共 ``steps`` 个），``input_shape`` 是
         每一批输入的形状 ``(batch, n, d_model)``，``output_shape`` 是串联后的输出形状，
-        ``trainable`` 是参与训练的张量个数。
+        ``trainable`` 是参与训练的张量个数，``first_layer_change`` 是第一层的参数在训练
+        前后之差的范数除以训练前的范数（冻结第一层时为 0）。
+
+    Raises:
+        ValueError: ``frozen`` 不是 0 到 ``depth`` 之间的整数。
     """
+    if isinstance(frozen, bool) or not isinstance(frozen, int) or not 0 <= frozen <= depth:
+        raise ValueError(f"frozen must be an integer from 0 to depth={depth}, got {frozen!r}.")
     keras.utils.set_random_seed(seed)
     layers = [layer_cls(d_model, num_heads) for _ in range(depth)]
     optimizer = keras.optimizers.Adam(learning_rate)
+    rng = np.random.default_rng(seed)
+    first_batch = rng.standard_normal((batch, n, d_model), dtype="float32")
+    y = first_batch
+    for layer in layers:  # build every layer's weights before choosing what trains
+        y = layer(y)
+    initial = [w.numpy().copy() for w in layers[0].weights]
+    variables = [v for layer in layers[frozen:] for v in layer.trainable_variables]
 
     @tf.function(autograph=False)
     def step(x):
@@ -196,15 +213,17 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
             for layer in layers:
                 y = layer(y)
             loss = tf.reduce_mean(tf.square(y - target))
-        variables = [v for layer in layers for v in layer.trainable_variables]
-        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        if variables:
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return loss, y
 
-    rng = np.random.default_rng(seed)
     losses = []
-    for _ in range(steps):
-        loss, y = step(tf.constant(rng.standard_normal((batch, n, d_model), dtype="float32")))
+    for i in range(steps):
+        x = first_batch if i == 0 else rng.standard_normal((batch, n, d_model), dtype="float32")
+        loss, y = step(tf.constant(x))
         losses.append(float(loss))
-    trainable = sum(len(layer.trainable_variables) for layer in layers)
+    after = [w.numpy() for w in layers[0].weights]
+    change = np.sqrt(sum(np.sum((a - b) ** 2) for a, b in zip(after, initial)))
+    size = np.sqrt(sum(np.sum(b ** 2) for b in initial))
     return {"losses": losses, "input_shape": (batch, n, d_model), "output_shape": tuple(y.shape),
-            "trainable": trainable}
+            "trainable": len(variables), "first_layer_change": float(change / size)}
