@@ -285,8 +285,6 @@ STACK = {"stack_input_shape": [16, 10, 32], "stack_output_shape": [16, 10, 32], 
          "stack_frozen_loss_tail": 0.054}
 
 
-@pytest.mark.skipif("stack_frozen_loss_tail" not in str(BY_ID["stackable"]["check"]),
-                    reason="the stacking row reads its frozen control once the section page glues it")
 def test_the_stacking_verdict_needs_the_run_to_beat_its_frozen_control():
     """The loss halves with or without the first layer training (0.251 -> 0.050 frozen), so
     the control decides: the stacked run must end clearly below it, its first layer moved."""

@@ -190,7 +190,7 @@ def alignment_before_after(untrained, learned, inputs, outputs=None):
     untrained, learned = _as_table(untrained, "untrained"), _as_table(learned, "learned")
     inputs = [int(t) for t in np.asarray(inputs).ravel()]
     outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
-    fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.8), layout="constrained",
+    fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.4), layout="constrained",
                              gridspec_kw={"width_ratios": [untrained.shape[1] / untrained.shape[0] * 0.75, 1.2]})
     panels = [(axes[0], untrained, "未经训练：还看不出对齐", "解码器位置（查询）", "编码器位置（键、值）", None, None),
               (axes[1], learned, "训练之后：学到的对齐", "输出位置：数字（查询）", "输入位置：数字（键、值）",
