@@ -13,8 +13,8 @@ wrapped (as images.py does), and after Sphinx has highlighted a literal block, t
     <span class="line" style="--indent:N">…tokens of the line…\\n</span>
 
 where ``N`` is the line's leading spaces (a blank line and an unindented one carry no
-style), with a ``<wbr>`` after each dot, opening bracket and comma token, where a long
-name may wrap. Only the markup changes: every character of the code, each newline included,
+style), with an empty ``span.wrap-here`` after each dot, opening bracket and comma
+token, where a long name may wrap on a phone. Only the markup changes: every character of the code, each newline included,
 is where it was, so the text of the ``<pre>`` (what the copy button copies, what the
 tests compare with the manuscript) is the same. A token span that runs over a newline
 (Pygments' ``hll`` for an emphasised line) is closed at the end of the line and opened
@@ -34,8 +34,10 @@ from docutils import nodes
 _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
 _TOKEN = re.compile(r"<[^>]*>|[^<]+")
 _TAG = re.compile(r"</?span\b[^>]*>")
-# After a dot, an opening bracket or a comma a long name may wrap (<wbr>): on a phone
-# tf.keras.layers.Dense(d_model) breaks at tf.keras. rather than inside d_model.
+# After a dot, an opening bracket or a comma a long name may wrap on a phone (book.css
+# gives span.wrap-here a zero-width space there, and nothing on wider screens, where a
+# <wbr> would wrap the code too): tf.keras.layers.Dense(d_model) breaks at tf.keras.
+# rather than inside d_model.
 _BREAK_AFTER = re.compile(r'<span class="[op]">[.(\[,]</span>')
 
 
@@ -122,7 +124,7 @@ class CodeLinesMixin:
                 continue
             lines = split_lines(match.group(2))
             if lines is not None:
-                lines = _BREAK_AFTER.sub(r"\g<0><wbr>", lines)
+                lines = _BREAK_AFTER.sub(r'\g<0><span class="wrap-here"></span>', lines)
                 self.body[index] = chunk[:match.start(2)] + lines + chunk[match.end(2):]
             return
 
