@@ -44,7 +44,7 @@ def book_tex():
 def test_the_book_has_formulas():
     tex = [t for _, t in book_tex()]
     assert len(tex) >= 20
-    for form in (r"\sqrt{d_k}", r"d_\text{model}", r"\phi(K)^\top V", "e^0", "W_q"):
+    for form in (r"\sqrt{d_k}", r"\sqrt{d_\text{model}}", r"n_\text{dec}", r"\phi(K)^\top V", "e^0", "d_k"):
         assert form in tex, form
 
 
