@@ -37,6 +37,11 @@ def copy(tmp_path_factory) -> Path:
 
 
 LINKS_JS = """() => [...document.querySelectorAll('a[href]')].map((a) => a.href)"""
+# The 全部 view with every folded check open: each figure and formula of the page is shown.
+ALL_SHOWN_JS = """() => {
+    document.documentElement.dataset.voice = 'all';
+    document.querySelectorAll('details').forEach((d) => { d.open = true; });
+}"""
 FIGURES_JS = """() => [...document.querySelectorAll('figure svg, .cell_output svg')].map((s) => {
     const r = s.getBoundingClientRect();
     return [r.width, r.height];
@@ -52,6 +57,7 @@ def test_section_page_from_disk(copy, watch):
     page = copy / f"{SECTION}.html"
     w.open(page.as_uri())
     images = w.page.evaluate(IMAGES_JS)
+    w.page.evaluate(ALL_SHOWN_JS)
     figures = w.page.evaluate(FIGURES_JS)
     math = w.page.evaluate(MATH_JS)
     fonts = w.page.evaluate("""() => [...document.fonts].filter((f) => f.status === 'loaded')

@@ -281,8 +281,7 @@ def _is_cell(node):
 def _group_blocks(doctree):
     """One block per thing the reader meets: a note and the cells that follow it become one
     editorial container, and consecutive checking blocks one folded ``<details>``."""
-    parents = {id(n.parent): n.parent for n in doctree.findall(_is_block)
-               if not any(_is_block(a) for a in _ancestors(n))}
+    parents = {id(n.parent): n.parent for n in doctree.findall(_is_block) if not _inside_block(n)}
     for parent in parents.values():
         children, grouped = list(parent.children), []
         while children:
@@ -336,11 +335,11 @@ def _summary(run):
     return CHECK_SUMMARY
 
 
-def _ancestors(node):
-    node = node.parent
-    while node is not None:
-        yield node
-        node = node.parent
+def _inside_block(node):
+    parent = node.parent
+    while parent is not None and not _is_block(parent):
+        parent = parent.parent
+    return parent is not None
 
 
 class checking(nodes.General, nodes.Element):
