@@ -122,7 +122,7 @@ def test_the_scan_finds_a_marked_test(tmp_path):
 
 # --- the evaluator: verdicts flip with the values ----------------------------------------
 
-TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2,
+TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2, "build_tf_version": "2.21.0",
            "forward_ms_gru": [3.1, 4.2, 9.7, 17.5], "forward_ms_attention": [1.4, 1.6, 2.9, 7.6],
            "train_ms_gru": [7.7, 10.8, 23.7, 46.3], "train_ms_attention": [2.0, 3.1, 6.6, 23.0]}
 
@@ -171,7 +171,7 @@ def test_near_linear_throughput_on_this_machine_is_still_only_partly_true():
 
 def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
     fast = verdict("short-sequences", **TIMINGS)   # faster everywhere, but memory is not measured there
-    assert fast.kind == "partly" and fast.reason.startswith("时间上，在测到的每个长度上") and "没有测内存" in fast.reason
+    assert fast.kind == "partly" and fast.reason.startswith("时间上，在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）测到的每个长度上") and "没有测内存" in fast.reason
     slower = dict(TIMINGS, forward_ms_attention=[1.4, 1.6, 2.9, 30.8])   # the issue's n = 512
     result = verdict("short-sequences", **slower)
     assert result.kind == "partly"
@@ -180,8 +180,9 @@ def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
     assert verdict("short-sequences", **never).kind == "fails"
 
 
-QUADRATIC = {"score_growth_lengths": [100, 1_000, 10_000, 100_000],
-             "score_growth_pairs": [10 ** 4, 10 ** 6, 10 ** 8, 10 ** 10],
+COUNTED = {"score_counted_lengths": [250, 500, 1000, 2000],
+           "score_counted_pairs": [250 ** 2, 500 ** 2, 1000 ** 2, 2000 ** 2]}
+QUADRATIC = {**COUNTED, "build_cpu_count": 2, "build_tf_version": "2.21.0",
              "variant_lengths": [2048, 4096, 8192], "variant_segments": ["2048→4096", "4096→8192"]}
 
 
@@ -196,15 +197,15 @@ def test_the_quadratic_verdict_counts_the_work_and_reports_time_by_segment(memor
                      **QUADRATIC)
     assert result.kind == kind
     assert because in result.reason and "显存" in result.reason
-    assert "相邻两个 n 之比依次是 10、10、10，分数对之比依次是 100、100、100" in result.reason
+    assert "相邻两个 n 之比依次是 2、2、2，实际算出的分数个数之比依次是 4.0、4.0、4.0" in result.reason
     assert "最陡的是 4096→8192 段（2.35），最平的是 2048→4096 段（0.51）" in result.reason
     for other_time in ([0.1, 0.1], [3.0, 3.0]):   # time is reported, not judged
         again = verdict("quadratic-growth", variant_memory_segments_full=memory,
                         variant_time_segments_full=other_time, **QUADRATIC)
         assert again.kind == kind
-    not_squared = dict(QUADRATIC, score_growth_pairs=[10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7])
+    windowed = dict(QUADRATIC, score_counted_pairs=[250 * 257, 500 * 257, 1000 * 257, 2000 * 257])
     assert verdict("quadratic-growth", variant_memory_segments_full=memory, variant_time_segments_full=time,
-                   **not_squared).kind == "fails"
+                   **windowed).kind == "fails"
 
 
 def test_an_unmeasured_part_caps_a_holding_check_at_partly():
@@ -216,10 +217,13 @@ def test_an_unmeasured_part_caps_a_holding_check_at_partly():
     assert claims_ext.evaluate(claim, {"a": -1}).kind == "fails"
 
 
-def test_the_minus_infinity_recipe_is_partly_true_when_a_full_row_gives_nan():
+def test_the_nan_of_a_fully_masked_row_qualifies_the_recipe_but_decides_nothing():
+    """softmax over a row of -inf is NaN by IEEE 754 on every build: it limits the
+    manuscript's recipe by definition (at most 部分成立), and the mask's measured effect decides."""
     masked = {"pad_weight_masked": 0.0, "pad_output_change_masked": 0.0}
-    assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=True, **masked).kind == "partly"
-    assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=False, **masked).kind == "holds"
+    for nan in (True, False):
+        result = verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=nan, **masked)
+        assert result.kind == "partly" and "编者限定的部分：" in result.reason and "IEEE" in result.reason
     leaky = dict(masked, pad_output_change_masked=0.2)
     assert verdict("mask-to-minus-infinity", minus_infinity_row_is_nan=True, **leaky).kind == "fails"
 
@@ -264,7 +268,7 @@ def test_the_variants_verdict_compares_time_with_full_attention_segment_by_segme
     flat_full = dict(VARIANTS, variant_time_segments_full=[0.51, 2.35])   # the audit's flat first segment
     result = verdict("linear-variants", **flat_full)
     assert result.kind == "partly"
-    assert "时间每一段的斜率都低于完整注意力同一段（0.51、2.35）的：线性注意力（" in result.reason
+    assert "时间每一段的斜率都低于完整注意力同一段（0.51、2.35，本次构建的机器，2 个 CPU 核）的：线性注意力（" in result.reason
     steep = dict(VARIANTS, variant_memory_segments_window=[1.9, 1.9], variant_memory_segments_linear=[1.5, 1.4],
                  variant_time_segments_window=[2.5, 2.5], variant_time_segments_linear=[2.2, 2.2])
     assert verdict("linear-variants", **steep).kind == "fails"
@@ -299,8 +303,23 @@ def test_the_stacking_verdict_needs_the_run_to_beat_its_frozen_control():
     assert verdict("stackable", **dict(STACK, stack_output_shape=[16, 10, 8])).kind == "fails"
 
 
+ROUTING = {"reversal_antidiagonal_share": 1.0, "reversal_token_accuracy": 1.0, "reversal_test_seen_in_train": 0,
+           "reversal_untrained_antidiagonal_share": 0.04, "reversal_untrained_token_accuracy": 0.12}
+
+
+def test_the_learned_routing_needs_its_untrained_control_off_the_diagonal():
+    """An alignment the untrained model already has is not learned: the control decides."""
+    learned = verdict("learned-routing", **ROUTING)
+    assert learned.kind == "holds" and "同一个模型不训练时只有 4.0%" in learned.reason
+    built_in = verdict("learned-routing", **dict(ROUTING, reversal_untrained_antidiagonal_share=0.95))
+    assert built_in.kind == "fails" and "不训练的对照也有 95.0%" in built_in.reason
+    leaked = verdict("learned-routing", **dict(ROUTING, reversal_test_seen_in_train=3))
+    assert leaked.kind == "partly" and "有测试序列在训练集里出现过" in leaked.reason
+
+
 def test_saturation_by_full_dimension_is_not_borne_out_by_flat_weights():
-    flat = {"scaling_max_weight_d_model": [0.06] * 8, "scaling_max_weight_head_depth": [0.17] * 8,
+    flat = {"scaling_d_k": [4, 8, 16, 32, 64, 128, 256, 512],
+            "scaling_max_weight_d_model": [0.06] * 8, "scaling_max_weight_head_depth": [0.17] * 8,
             "scaling_uniform_weight": 1 / 32}
     assert verdict("full-dim-saturates", **flat).kind == "fails"
     peaked = dict(flat, scaling_max_weight_d_model=[0.95] * 8)
@@ -543,7 +562,7 @@ def test_a_junit_report_gives_each_test_its_worst_outcome():
 
 
 def test_a_failing_test_makes_its_claim_fail_and_is_an_error():
-    values = {"score_pairs_n1000": 1_000_000}
+    values = dict(COUNTED, score_pairs_n1000=1_000_000)
     passed = {"million-pairs": [("tests/test_cost.py::test_x", "passed")]}
     verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, passed)
     assert (verdicts["million-pairs"].kind, verdicts["million-pairs"].tests, errors) == ("holds", "passed", [])
