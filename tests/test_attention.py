@@ -1,4 +1,4 @@
-"""Tests of scaled_dot_product_attention and MiniMultiHeadAttention (DESIGN.md contracts)."""
+"""Tests of scaled_dot_product_attention and MiniMultiHeadAttention (the contracts in CONTRIBUTING.md)."""
 
 import keras
 import numpy as np

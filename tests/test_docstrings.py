@@ -1,4 +1,4 @@
-"""The code that readers see is Chinese and fits the page (DESIGN.md, "Chinese for readers").
+"""The code that readers see is Chinese and fits the page (CONTRIBUTING.md).
 
 Two places show code to readers:
 

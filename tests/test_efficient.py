@@ -314,6 +314,19 @@ def test_bad_inputs_raise_value_error(call, match):
         call(*qkv(10))
 
 
+@pytest.mark.parametrize("attend", [
+    lambda q, k, v, mask: scaled_dot_product_attention(q, k, v, mask)[0],
+    lambda q, k, v, mask: sliding_window_attention(q, k, v, 2, mask=mask),
+    lambda q, k, v, mask: chunked_attention(q, k, v, 4, mask=mask),
+])
+@pytest.mark.parametrize("mask", [None, tf.ones([10, 10], tf.bool)])
+def test_batch_axes_that_do_not_broadcast_are_one_value_error_everywhere(attend, mask):
+    """The layer and the variants check query against key the same way, mask or not."""
+    q, k, v = qkv(10)   # (2, 3, 10, 4)
+    with pytest.raises(ValueError, match="batch axes must broadcast"):
+        attend(q, k[:1, :2], v[:1, :2], mask)
+
+
 @pytest.mark.parametrize(
     "fn",
     [

@@ -833,7 +833,9 @@ def _page_name(env, docname):
     """正文 for the author's page, else the title without its number: 《成本账，实测》."""
     if getattr(env, "editorial_docs", {}).get(docname) == "blocks":
         return "正文"
-    return "《" + re.sub(r"^4\.5\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
+    from attnbook.exercises.catalog import SECTION  # the one place the section number is written
+
+    return "《" + re.sub(rf"^{re.escape(SECTION)}\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
 
 
 def _ref(app, fromdocname, docname, anchor, text):

@@ -67,7 +67,31 @@ def check_qkv(query, key, value):
             f"key {tuple(key.shape)} (n_k={key.shape[-2]}) and "
             f"value {tuple(value.shape)} (n_k={value.shape[-2]})."
         )
+    batch_shape(query, key)
     return query, key, value
+
+
+def batch_shape(query, key):
+    """The batch axes ``...`` of the scores: query's ``(..., n_q, d_k)`` and key's
+    ``(..., n_k, d_k)`` broadcast by matmul's rule. Raises ``ValueError`` when they do not."""
+    try:
+        return tf.broadcast_static_shape(query.shape[:-2], key.shape[:-2])
+    except ValueError as err:
+        raise ValueError(
+            f"query and key batch axes must broadcast, got query {tuple(query.shape)} "
+            f"and key {tuple(key.shape)}."
+        ) from err
+
+
+def score_mask(mask, query, key, name="mask"):
+    """``mask`` checked against the score shape ``(..., n_q, n_k)`` of ``query`` and
+    ``key`` (see :func:`check_mask`), with leading axes of 1 up to the scores' rank."""
+    target = batch_shape(query, key).concatenate([query.shape[-2], key.shape[-2]])
+    mask = check_mask(mask, target, name)
+    if target.rank is not None and mask.shape.rank is not None:
+        for _ in range(target.rank - mask.shape.rank):
+            mask = mask[None]
+    return mask
 
 
 def check_mask(mask, target_shape, name="mask"):

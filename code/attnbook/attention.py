@@ -50,20 +50,17 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     """
     query, key, value = _checks.check_qkv(query, key, value)
     if mask is not None:
-        mask = _checks.check_mask(mask, _score_shape(query, key))
+        mask = _checks.score_mask(mask, query, key)
     return _attend(query, key, value, mask)
 
 
-def _score_shape(query, key):
-    """分数 Q·Kᵀ 的静态形状 ``(..., n_q, n_k)``，批轴按 matmul 的规则广播。
+def scale_query(query):
+    """``query`` ``(..., n_q, d_k)`` 除以 √d_k，形状不变。
 
-    批轴不能广播时返回未知形状：掩码先不查，由 matmul 报错，与先乘后查时一样。
+    先缩放 Q 再乘 Kᵀ，与先乘后除在数学上相同，却只需缩放 n_q·d_k 个数，而不是打分表的
+    n_q·n_k 个数（n_k > d_k 时更省）。本包的注意力与各种变体都用它缩放。
     """
-    try:
-        batch = tf.broadcast_static_shape(query.shape[:-2], key.shape[:-2])
-    except ValueError:
-        return tf.TensorShape(None)
-    return batch.concatenate([query.shape[-2], key.shape[-2]])
+    return query * tf.math.rsqrt(tf.cast(tf.shape(query)[-1], query.dtype))
 
 
 def _attend(query, key, value, mask=None):
@@ -74,11 +71,9 @@ def _attend(query, key, value, mask=None):
     ``(..., n_q, n_k)`` 的布尔张量或 None。返回 ``(output, weights)``，
     形状同 :func:`scaled_dot_product_attention`。
     """
-    d_k = tf.cast(tf.shape(query)[-1], query.dtype)
-    # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。先缩放 Q，
-    # 只需缩放 n_q·d_k 个数，而不是打分表的 n_q·n_k 个数（n_k > d_k 时更省）。
+    # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。
     # scaled：缩放后的分数，(..., n_q, n_k)
-    scaled = tf.matmul(query * tf.math.rsqrt(d_k), key, transpose_b=True)
+    scaled = tf.matmul(scale_query(query), key, transpose_b=True)
     weights = masked_softmax(scaled, mask)  # 3. 归一：每行总和为 1
     output = tf.matmul(weights, value)  # 4. 加权：(..., n_q, d_v)
     return output, weights
@@ -186,11 +181,8 @@ class MiniMultiHeadAttention(keras.layers.Layer):
         # 掩码只在这里检查一次；返回 (batch, 1, n_q, n_k)，各头共用，或 None
         if attention_mask is None:
             return None
-        score_shape = (x.shape[0], x.shape[1], context.shape[1])
-        mask = _checks.check_mask(attention_mask, score_shape, "attention_mask")
-        for _ in range(3 - mask.shape.rank):
-            mask = mask[None]  # 补齐到 (batch, n_q, n_k) 的秩
-        return mask[:, None, :, :]
+        mask = _checks.score_mask(attention_mask, x, context, "attention_mask")
+        return mask[:, None, :, :]  # (batch, n_q, n_k) -> (batch, 1, n_q, n_k)
 
     def compute_output_shape(self, x_shape, context_shape=None):
         """输出的形状 ``(batch, n_q, d_model)``。

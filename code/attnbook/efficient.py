@@ -14,7 +14,7 @@
 
 from . import _checks
 from ._tf import tf
-from .attention import masked_softmax
+from .attention import masked_softmax, scale_query
 
 _MIN_BLOCK = 64  # smallest query block of the sliding window: keeps the matmuls wide
 
@@ -40,22 +40,6 @@ def _pad_axis(x, axis, before, after):
     paddings = [[0, 0]] * x.shape.rank
     paddings[axis] = [before, after]
     return tf.pad(x, paddings)
-
-
-def _full_rank_mask(mask, query, key, name="mask"):
-    """Check ``mask`` against the score shape ``(..., n_q, n_k)``; give it that rank."""
-    try:
-        batch = tf.broadcast_static_shape(query.shape[:-2], key.shape[:-2])
-    except ValueError as err:
-        raise ValueError(
-            f"query and key batch axes must broadcast, got query {tuple(query.shape)} "
-            f"and key {tuple(key.shape)}."
-        ) from err
-    target_shape = batch.concatenate([query.shape[-2], key.shape[-2]])
-    mask = _checks.check_mask(mask, target_shape, name)
-    for _ in range(target_shape.rank - mask.shape.rank):
-        mask = mask[None]
-    return mask
 
 
 def _to_float32(*tensors):
@@ -104,7 +88,7 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     n_q = _static_len(query, -2, "query")
     n_k = _static_len(key, -2, "key")
     if mask is not None:
-        mask = _full_rank_mask(mask, query, key)
+        mask = _checks.score_mask(mask, query, key)
 
     # A window wider than both sequences is full attention; the clamp bounds the blocks.
     block = max(min(window, max(n_q, n_k)), _MIN_BLOCK)
@@ -123,7 +107,7 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
         x = _pad_axis(x, -2, 0, n_blocks * block - n_q)
         return tf.reshape(x, tf.concat([tf.shape(x)[:-2], [n_blocks, block, x.shape[-1]]], 0))
 
-    query = query * tf.math.rsqrt(tf.cast(query.shape[-1], query.dtype))  # 缩放 Q, as in sdpa
+    query = scale_query(query)
     k, v = windows(key, -2), windows(value, -2)  # (..., n_blocks, width, d)
     scores = tf.matmul(blocks(query), k, transpose_b=True)  # (..., n_blocks, B, width)
     key_exists = windows(tf.ones([n_k], tf.bool), -1)  # (n_blocks, width): False on padding
@@ -278,9 +262,9 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
     query, key, value = _checks.check_qkv(query, key, value)
     n_k = _static_len(key, -2, "key")
     if mask is not None:
-        mask = _full_rank_mask(mask, query, key)
+        mask = _checks.score_mask(mask, query, key)
     (query, key, value), dtype = _to_float32(query, key, value)
-    query = query / tf.sqrt(tf.cast(query.shape[-1], query.dtype))
+    query = scale_query(query)
 
     # (..., n_q, 1) with query's and key's batch axes broadcast, as the scores will be.
     per_query = tf.concat(
