@@ -66,6 +66,9 @@ logger = logging.getLogger(__name__)
 TAG_PREFIX = "claim-"
 VERDICTS = {"holds": "成立（本次构建实测）", "partly": "部分成立",
             "fails": "不成立（本次构建实测）", "literature": "无法在本书中验证"}
+#: The labels of a check that ``construction:`` marks: the code and a definition decide
+#: it, the same on every build of this code (a shape, a count, an identity).
+BY_CONSTRUCTION = {"holds": "成立（由代码决定）", "fails": "不成立（由代码决定）"}
 UNDECIDED = "无法判定（构建失败）"
 # The ledger's columns: header text, class of the cell, width (per cent of the table).
 COLUMNS = (("编号", "claim-number", 6), ("原稿的论断", "claim-claim", 26),
@@ -189,9 +192,12 @@ class Verdict:
     values: str = ""
     names: list = field(default_factory=list)
     tests: str = ""  # "passed" or "failed" when marked tests back the claim, else ""
+    basis: str = "measured"  # or "construction": the code decides it, the same on every build
 
     @property
     def label(self):
+        if self.basis == "construction" and self.kind in BY_CONSTRUCTION:
+            return BY_CONSTRUCTION[self.kind]
         return VERDICTS[self.kind]
 
 
@@ -267,7 +273,11 @@ def evaluate(claim, recorded):
         if part:  # a half the book cannot measure, or corrects by definition, caps the verdict
             kind = "partly" if kind == "holds" else kind
             reason = f"{reason}{heading}：{part}"
-    return Verdict(kind, reason, fill(shown, scope).strip(), names)
+    construction = str(check.get("construction", "")).strip()
+    if construction:
+        reason = f"{reason}由代码决定：{construction}"
+    return Verdict(kind, reason, fill(shown, scope).strip(), names,
+                   basis="construction" if construction else "measured")
 
 
 def evaluate_all(claims, recorded, tests=None):
