@@ -317,7 +317,7 @@ def test_a_four_backtick_fence_holds_a_three_backtick_one():
     ("1. 甲\n   - 乙\n\n     ```{note}\n     丙 {ref}`sec-a`\n     ```",
      f"1. 甲\n   - 乙\n\n     > **注**\n     >\n     > 丙 [SEC-A]({SITE}#sec-a)"),
     ("> 引文\n>\n> :::{note}\n> 里面。\n> :::", "> 引文\n>\n> > **注**\n> >\n> > 里面。"),
-])
+], ids=["list item", "nested list", "quote"])
 def test_an_indented_directive_stays_where_it_is(source, expected):
     assert only_markdown(source) == expected
 
@@ -330,7 +330,7 @@ def test_an_indented_directive_stays_where_it_is(source, expected):
     ("`[甲](other.md)` 与 [乙](other.md)", f"`[甲](other.md)` 与 [乙]({SITE}other.html)"),
     ("| 甲 | `{ref}`x`` 与 {ref}`sec-a` |\n| --- | --- |\n| {math}`a` | \\| {doc}`b` |",
      f"| 甲 | `{{ref}}`x`` 与 [SEC-A]({SITE}#sec-a) |\n| --- | --- |\n| $a$ | \\| [B]({SITE}#b) |"),
-])
+], ids=["code then role", "glue then code", "role in code", "code over two lines", "link in code", "table"])
 def test_a_role_beside_a_code_span(source, expected):
     assert only_markdown(source) == expected
 

@@ -20,6 +20,12 @@ in the repository. :func:`standalone` rewrites every markdown cell of a notebook
 * A figure's caption, kept by myst-nb in the cell's metadata, follows the cell as a
   markdown cell with the figure's number.
 
+The text is read by myst-parser's own parser with the book's extensions (``EXTENSIONS``),
+so a fence, a directive, a code span or a role is what the page's build takes it to be,
+at any depth (a directive in a list item stays in it). Only what Jupyter would show as
+MyST is replaced, found by its token's lines (a block) or source span (inline); all the
+rest is copied as written.
+
 What needs the build (resolving a reference, reading an included file, a glued value, an
 exercise's number) is asked of a ``page`` object (see :class:`Page`), so the text
 handling here can be tested without Sphinx.
@@ -239,7 +245,8 @@ def _spanned(rule):
     def spanned(state, silent):
         start, count = state.pos, len(state.tokens)
         found = rule(state, silent)
-        # A push turns the pending text into a token first; a link's label has its own spans.
+        # The rule's push may first turn the pending text into a token; a link's label
+        # tokens, pushed inside the link rule, have their own spans already.
         added = [t for t in state.tokens[count:] if t.type != "text" and "span" not in t.meta]
         if found and added:
             added[0].meta["span"] = (start, state.pos)
@@ -320,7 +327,8 @@ def _directive_block(token, source, context):
     if token.type == "colon_fence" and content.startswith(":::"):
         content = "\n" + content  # a nested fence, not options (as myst-parser reads it)
     name, arg = _named(token)
-    parsed = parse_directive_text(TestDirective, arg, content)  # any options, as written
+    # docutils' test directive takes an argument, content and (for myst-parser) any option as written.
+    parsed = parse_directive_text(TestDirective, arg, content)
     parts = _directive(name, arg, parsed.options, "\n".join(parsed.body), context)
     if token.level == 0 or not all(isinstance(part, str) for part in parts):
         return parts
@@ -404,16 +412,14 @@ def _quoted(parts, title):
 def _quote(text):
     """Every line of ``text`` behind "> ". Display math goes on one line first: Jupyter
     takes the math out before it reads the Markdown, and would keep the "> " inside."""
-    source = _Source(text)
-    edits = [(*source.span(*token.map, newline=False), _one_line(source.lines[token.map[0]], token.content))
-             for token in _PARSER.parse(text) if token.type == "math_block" and token.map[1] - token.map[0] > 1]
+    source, edits = _Source(text), []
+    for token in _PARSER.parse(text):
+        if token.type == "math_block" and token.map[1] - token.map[0] > 1:
+            first = source.lines[token.map[0]]
+            math = " ".join(filter(None, map(str.strip, token.content.split("\n"))))
+            edits.append((*source.span(*token.map, newline=False), f"{first[:first.index('$$')]}$$ {math} $$"))
     text = "".join(_apply(text, edits))
     return "\n".join(f"> {line}".rstrip() for line in text.strip("\n").split("\n"))
-
-
-def _one_line(first, math):
-    """``$$ math $$``, behind the indentation of the block's ``first`` line."""
-    return first[:first.index("$$")] + "$$ " + " ".join(filter(None, map(str.strip, math.split("\n")))) + " $$"
 
 
 # --- inline ----------------------------------------------------------------------------
