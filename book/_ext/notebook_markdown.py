@@ -255,9 +255,16 @@ def _spanned(rule):
     return spanned
 
 
-_PARSER = create_md_parser(MdParserConfig(enable_extensions=EXTENSIONS), RendererHTML)
-for _name, _rule in zip(_PARSER.inline.ruler.get_active_rules(), _PARSER.inline.ruler.getRules("")):
-    _PARSER.inline.ruler.at(_name, _spanned(_rule))
+def _parser():
+    """myst-parser's parser with the book's extensions, its inline rules noting spans."""
+    parser = create_md_parser(MdParserConfig(enable_extensions=EXTENSIONS), RendererHTML)
+    rules = parser.inline.ruler
+    for name, rule in zip(rules.get_active_rules(), rules.getRules("")):
+        rules.at(name, _spanned(rule))
+    return parser
+
+
+_PARSER = _parser()
 
 
 class _Source:
