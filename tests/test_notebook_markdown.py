@@ -281,3 +281,64 @@ def test_a_figure_cell_is_followed_by_its_caption_with_its_number():
         ("code", "c1"), ("markdown", "c1-caption"), ("code", "c2"), ("markdown", "c2-caption")]
     assert notebook.cells[1].source == f"**图 20**　信号流，见 [SEC-A]({SITE}#sec-a)"
     assert notebook.cells[3].source == "无名"
+
+
+# --- what regular expressions get wrong: the text is read by myst-parser --------------
+
+
+def test_the_parser_has_the_books_myst_extensions():
+    import yaml
+
+    from buildfiles import ROOT
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert markdown.EXTENSIONS == set(config["parse"]["myst_enable_extensions"])
+
+
+def test_a_fence_inside_a_colon_fence_directive_is_kept_line_for_line():
+    """Nothing inside the code is read as MyST, not even display math."""
+    code = "(sec-a)=\n% 注释\n$$\nx\n$$\n:::{note}\n{ref}`y` 与 [甲](other.md)"
+    text = only_markdown(f":::{{editorial}}\n看：\n\n```markdown\n{code}\n```\n:::")
+    assert text == "> **编者**\n>\n> 看：\n>\n> ```markdown\n" + "\n".join(f"> {line}" for line in code.split("\n")) + "\n> ```"
+
+
+def test_a_four_backtick_fence_holds_a_three_backtick_one():
+    shown = "````markdown\n```{note}\n里面。\n```\n\n$$\nx\n$$\n{ref}`x`\n````"
+    assert only_markdown(shown) == shown
+    text = only_markdown(f"::::{{editorial}}\n{shown}\n::::")
+    assert text == "> **编者**\n>\n" + "\n".join(f"> {line}".rstrip() for line in shown.split("\n"))
+    text = only_markdown("````{note}\n```python\nx = 1\n```\n\n```{warning}\n小心。\n```\n````")
+    assert text == "> **注**\n>\n> ```python\n> x = 1\n> ```\n>\n> > **警告**\n> >\n> > 小心。"
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("- 第一项\n\n  :::{note}\n  里面。\n  :::\n- 第二项",
+     "- 第一项\n\n  > **注**\n  >\n  > 里面。\n\n- 第二项"),
+    ("1. 甲\n   - 乙\n\n     ```{note}\n     丙 {ref}`sec-a`\n     ```",
+     f"1. 甲\n   - 乙\n\n     > **注**\n     >\n     > 丙 [SEC-A]({SITE}#sec-a)"),
+    ("> 引文\n>\n> :::{note}\n> 里面。\n> :::", "> 引文\n>\n> > **注**\n> >\n> > 里面。"),
+], ids=["list item", "nested list", "quote"])
+def test_an_indented_directive_stays_where_it_is(source, expected):
+    assert only_markdown(source) == expected
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("`x` {ref}`sec-a`", f"`x` [SEC-A]({SITE}#sec-a)"),
+    ("{glue:text}`a` `code`", "a `code`"),
+    ("见 `` `x` {ref}`y` `` 与 {ref}`sec-a`", f"见 `` `x` {{ref}}`y` `` 与 [SEC-A]({SITE}#sec-a)"),
+    ("写成 `` a\n{ref}`y` `` 即可", "写成 `` a\n{ref}`y` `` 即可"),  # a code span over two lines
+    ("`[甲](other.md)` 与 [乙](other.md)", f"`[甲](other.md)` 与 [乙]({SITE}other.html)"),
+    ("| 甲 | `{ref}`x`` 与 {ref}`sec-a` |\n| --- | --- |\n| {math}`a` | \\| {doc}`b` |",
+     f"| 甲 | `{{ref}}`x`` 与 [SEC-A]({SITE}#sec-a) |\n| --- | --- |\n| $a$ | \\| [B]({SITE}#b) |"),
+], ids=["code then role", "glue then code", "role in code", "code over two lines", "link in code", "table"])
+def test_a_role_beside_a_code_span(source, expected):
+    assert only_markdown(source) == expected
+
+
+def test_a_code_cell_that_looks_like_myst_is_code():
+    code = '%timeit f()\ntext = """\n(sec-a)=\n:::{note}\n$$\nx\n$$\n"""'
+    cell = f"```{{code-cell}} ipython3\n:tags: [skip]\n{code}\n```"
+    shown = f"```ipython3\n{code}\n```"
+    assert only_markdown(f"::::{{exercise}} 题\n{cell}\n::::") == f"### 练习（题）\n\n{shown}"
+    quoted = "\n".join(f"> {line}".rstrip() for line in shown.split("\n"))
+    assert only_markdown(f"::::{{editorial}}\n{cell}\n::::") == f"> **编者**\n>\n{quoted}"

@@ -20,6 +20,12 @@ in the repository. :func:`standalone` rewrites every markdown cell of a notebook
 * A figure's caption, kept by myst-nb in the cell's metadata, follows the cell as a
   markdown cell with the figure's number.
 
+The text is read by myst-parser's own parser with the book's extensions (``EXTENSIONS``),
+so a fence, a directive, a code span or a role is what the page's build takes it to be,
+at any depth (a directive in a list item stays in it). Only what Jupyter would show as
+MyST is replaced, found by its token's lines (a block) or source span (inline); all the
+rest is copied as written.
+
 What needs the build (resolving a reference, reading an included file, a glued value, an
 exercise's number) is asked of a ``page`` object (see :class:`Page`), so the text
 handling here can be tested without Sphinx.
@@ -27,23 +33,20 @@ handling here can be tested without Sphinx.
 
 import ast
 import copy
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
+from docutils.parsers.rst.directives.misc import TestDirective
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.directives import parse_directive_text
+from myst_parser.parsers.mdit import create_md_parser
 
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
-_DIRECTIVE = re.compile(r"^\{(?P<name>[A-Za-z][\w:.+-]*)\}\s*(?P<arg>.*)$")
-_OPTION = re.compile(r"^:(?P<key>[A-Za-z][\w-]*):(?:\s+(?P<value>.*))?\s*$")
-_TARGET = re.compile(r"^\s*\([^()\s]+\)=\s*$")
-_MATH_LABEL = re.compile(r"^(?P<close>\s*\$\$)\s*\([^()\s]+\)\s*$")
-# A role, or an inline code span (left as it is); whichever begins first.
-_INLINE = re.compile(r"\{(?P<role>[A-Za-z][\w:.+-]*)\}(?P<ticks>`+)(?P<text>.+?)(?P=ticks)(?!`)"
-                     r"|(?P<code>(?P<cticks>`+).+?(?P=cticks)(?!`))")
-_LINK = re.compile(r"(?P<open>!?\[[^\]]*\]\()(?P<target>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-
+EXTENSIONS = {"amsmath", "colon_fence", "deflist", "dollarmath", "substitution"}  # as in _config.yml
 EDITORIAL = {"editorial", "editorial-page"}
 EDITOR = "编者"
 ADMONITIONS = {"note": "注", "tip": "提示", "hint": "提示", "important": "重要", "warning": "警告",
@@ -232,73 +235,133 @@ def glue_text(glued, name, text):
     return format_plain_text(data["text/plain"], fmt)
 
 
-# --- blocks ----------------------------------------------------------------------------
+# --- MyST, read by myst-parser -----------------------------------------------------------
+
+
+def _spanned(rule):
+    """``rule``, noting in the first token it adds the (start, end) of the source it read:
+    markdown-it keeps no positions for inline tokens."""
+
+    def spanned(state, silent):
+        start, count = state.pos, len(state.tokens)
+        found = rule(state, silent)
+        # The rule's push may first turn the pending text into a token; a link's label
+        # tokens, pushed inside the link rule, have their own spans already.
+        added = [t for t in state.tokens[count:] if t.type != "text" and "span" not in t.meta]
+        if found and added:
+            added[0].meta["span"] = (start, state.pos)
+        return found
+
+    return spanned
+
+
+def _parser():
+    """myst-parser's parser with the book's extensions, its inline rules noting spans."""
+    parser = create_md_parser(MdParserConfig(enable_extensions=EXTENSIONS), RendererHTML)
+    rules = parser.inline.ruler
+    for name, rule in zip(rules.get_active_rules(), rules.getRules("")):
+        rules.at(name, _spanned(rule))
+    return parser
+
+
+_PARSER = _parser()
+
+
+class _Source:
+    """A text being converted: where its lines begin, and how far the search in it got."""
+
+    def __init__(self, text):
+        self.text, self.lines, self.cursor = text, text.split("\n"), 0
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in self.lines), initial=0))
+
+    def span(self, begin, end, newline=True):
+        """The offsets of lines ``begin`` to ``end - 1``, and of the line break after them."""
+        return self.starts[begin], min(self.starts[end] - (not newline), len(self.text))
+
+    def find(self, piece, line):
+        """Where ``piece`` is, from ``line`` on and after the piece found before; or -1."""
+        at = self.text.find(piece, max(self.cursor, self.starts[line]))
+        self.cursor = at + len(piece) if at >= 0 else self.cursor
+        return at
+
+
+def _apply(text, edits):
+    """``text`` with each ``(start, end, new)`` made, as a list of parts: Markdown, and the
+    :class:`Code` and :class:`Fold` parts where ``new`` is a list."""
+    parts, prose, at = [], [], 0
+    for start, end, new in sorted(edits, key=lambda edit: edit[0]):
+        prose.append(text[at:start] + (new if isinstance(new, str) else ""))
+        if not isinstance(new, str):
+            parts, prose = parts + ["".join(prose), *new], []
+        at = end
+    return parts + ["".join(prose) + text[at:]]
 
 
 def render(text, context):
-    """MyST ``text`` as a list of Markdown strings and :class:`Code` parts."""
-    lines, parts, prose, i = text.split("\n"), [], [], 0
-
-    def flush():
-        if prose:
-            parts.append(_prose(prose, context.page))
-            prose.clear()
-
-    while i < len(lines):
-        opened = _FENCE.match(lines[i])
-        if not opened or (opened["fence"][0] == "`" and "`" in opened["info"]):
-            prose.append(lines[i])
-            i += 1
-            continue
-        end = _closing(lines, i + 1, opened["fence"])
-        body = [line[len(opened["indent"]):] if line.startswith(opened["indent"]) else line.lstrip()
-                for line in lines[i + 1:end]]
-        directive = _DIRECTIVE.match(opened["info"].strip())
-        flush()
-        if directive:
-            parts += _directive(directive["name"], directive["arg"].strip(), body, context)
-        else:  # a code fence of its own: kept as it is
-            parts.append("\n".join(lines[i:end + 1]))
-        i = end + 1
-    flush()
-    return parts
+    """MyST ``text`` as a list of Markdown strings, :class:`Code` and :class:`Fold` parts."""
+    return _apply(text, list(_edits(_Source(text), _PARSER.parse(text), context)))
 
 
-def _closing(lines, start, fence):
-    """The index of the line that closes ``fence`` (len(lines) when none does)."""
-    close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-    return next((j for j in range(start, len(lines)) if close.match(lines[j])), len(lines))
+def _inline(text, page):
+    """One paragraph of MyST (a title, a caption) as Markdown."""
+    return "".join(_apply(text, list(_inline_edits(_PARSER.parseInline(text)[0], _Source(text), page))))
 
 
-def _options(body):
-    """(options, content lines) of a directive body: ``:key: value`` lines or YAML."""
-    options, i = {}, 0
-    if body and body[0].strip() == "---":
-        end = next((j for j in range(1, len(body)) if body[j].strip() == "---"), None)
-        if end is not None:
-            import yaml
-
-            options = yaml.safe_load("\n".join(body[1:end])) or {}
-            i = end + 1
-    while i < len(body) and (option := _OPTION.match(body[i])):
-        options[option["key"]] = option["value"] if option["value"] is not None else True
-        i += 1
-    return options, body[i:]
+def _edits(source, tokens, context):
+    """(start, end, new) for what Jupyter would show as MyST; the rest stays as written."""
+    for token in tokens:
+        if token.type == "inline":
+            yield from _inline_edits(token, source, context.page)
+        elif token.type in ("myst_target", "myst_line_comment"):
+            yield *source.span(*token.map), ""
+        elif token.type == "math_block_label":  # the label after the closing $$
+            start, end = source.span(token.map[1] - 1, token.map[1], newline=False)
+            yield source.text.rindex("$$", start, end) + 2, end, ""
+        elif token.type in ("fence", "colon_fence") and _named(token):
+            yield *source.span(*token.map, newline=False), _directive_block(token, source, context)
 
 
-def _directive(name, arg, body, context):
-    options, content = _options(body)
+def _named(token):
+    """(name, argument) of a fence that opens ``{name} argument``, as myst-parser tells a
+    directive; or None."""
+    name, *arg = token.info.split(maxsplit=1) or [""]
+    return (name[1:-1], "".join(arg).strip()) if name.startswith("{") and name.endswith("}") else None
+
+
+def _directive_block(token, source, context):
+    """A directive's parts; inside a list or a quote, one string indented as it was."""
+    content = token.content
+    if token.type == "colon_fence" and content.startswith(":::"):
+        content = "\n" + content  # a nested fence, not options (as myst-parser reads it)
+    name, arg = _named(token)
+    # docutils' test directive takes an argument, content and (for myst-parser) any option as written.
+    parsed = parse_directive_text(TestDirective, arg, content)
+    parts = _directive(name, arg, parsed.options, "\n".join(parsed.body), context)
+    if token.level == 0 or not all(isinstance(part, str) for part in parts):
+        return parts
+    text = "\n\n".join(part.strip("\n") for part in parts if part.strip())
+    first = source.lines[token.map[0]]
+    prefix = first[:first.index(token.markup)]
+    inner = "".join(ch if ch in "> " else " " for ch in prefix)
+    lines = [prefix + text.split("\n")[0]] + [(inner + line).rstrip() for line in text.split("\n")[1:]]
+    # A blank line on either side, so that the text around is no lazy continuation of a quote.
+    before = token.map[0] and source.lines[token.map[0] - 1].strip(" >")
+    after = token.map[1] < len(source.lines) and source.lines[token.map[1]].strip(" >")
+    return "\n".join([inner.rstrip()] * bool(before) + lines + [inner.rstrip()] * bool(after)) if text else ""
+
+
+def _directive(name, arg, options, content, context):
     page = context.page
     if name == "literalinclude":
         return [_literalinclude(arg, options, context)]
     if name in CODE_BLOCKS:
-        return [_fenced("\n".join(content), arg or options.get("language", ""))]
+        return [_fenced(content, arg or options.get("language", ""))]
     if name == "math":
-        return ["$$\n" + "\n".join(content).strip("\n") + "\n$$"]
+        return ["$$\n" + content.strip("\n") + "\n$$"]
     if name == "exercise":
         title = page.exercise_title(options.get("label")) or "练习" + (f"（{_inline(arg, page)}）" if arg else "")
-        return [f"### {title}"] + render("\n".join(content), _Context(page, in_exercise=True))
-    inner = render("\n".join(content), context)
+        return [f"### {title}"] + render(content, _Context(page, in_exercise=True))
+    inner = render(content, context)
     if name in EDITORIAL:
         title = _inline(arg, page)
         return _quoted(inner, title if title.startswith(EDITOR) else EDITOR + (f"：{title}" if title else ""))
@@ -353,54 +416,61 @@ def _quoted(parts, title):
     return [_quote(group) if isinstance(group, str) else group for group in groups]
 
 
-_DISPLAY_MATH = re.compile(r"^\$\$[ \t]*\n(.*?)\n[ \t]*\$\$[ \t]*$", re.M | re.S)
-
-
 def _quote(text):
     """Every line of ``text`` behind "> ". Display math goes on one line first: Jupyter
     takes the math out before it reads the Markdown, and would keep the "> " inside."""
-    text = _DISPLAY_MATH.sub(lambda m: "$$ " + " ".join(line.strip() for line in m[1].split("\n")) + " $$", text)
+    source, edits = _Source(text), []
+    for token in _PARSER.parse(text):
+        if token.type == "math_block" and token.map[1] - token.map[0] > 1:
+            first = source.lines[token.map[0]]
+            math = " ".join(filter(None, map(str.strip, token.content.split("\n"))))
+            edits.append((*source.span(*token.map, newline=False), f"{first[:first.index('$$')]}$$ {math} $$"))
+    text = "".join(_apply(text, edits))
     return "\n".join(f"> {line}".rstrip() for line in text.strip("\n").split("\n"))
 
 
 # --- inline ----------------------------------------------------------------------------
 
 
-def _prose(lines, page):
-    kept = []
-    for line in lines:
-        if _TARGET.match(line) or line.lstrip().startswith("%"):
+def _inline_edits(token, source, page):
+    """Edits for the roles and relative links of an inline token, found in ``source``
+    by the spans that :func:`_spanned` noted."""
+    for child in token.children:
+        if "span" not in child.meta:
             continue
-        label = _MATH_LABEL.match(line)
-        kept.append(label["close"] if label else _inline(line, page))
-    return "\n".join(kept)
+        start, end = child.meta["span"]
+        piece = token.content[start:end]
+        at = source.find(piece, token.map[0] + token.content.count("\n", 0, start))
+        if at < 0:
+            continue
+        if child.type == "myst_role":
+            yield at, at + len(piece), _role(child.meta["name"], child.content, page)
+        elif child.type in ("link_open", "image"):
+            yield from _relink(piece, at, page)
+            if child.type == "link_open":
+                source.cursor = at + 1  # the label's own tokens come next
 
 
-def _inline(text, page):
-    """Roles and relative links of one line of prose as plain Markdown."""
-
-    def replace(match):
-        if match["code"]:
-            return match["code"]
-        name, content = match["role"], match["text"]
-        if name == "math":
-            return f"${content}$"
-        answer = page.role(name, content)
-        if answer is not None:
-            return answer
-        explicit = re.match(r"^(.+?)\s*<(.+)>$", content, re.S)
-        return explicit.group(1) if explicit else content
-
-    text = _INLINE.sub(replace, text)
-    return _LINK.sub(lambda m: _relink(m, page), text)
+def _role(name, text, page):
+    if name == "math":
+        return f"${text}$"
+    answer = page.role(name, text)
+    if answer is not None:
+        return answer
+    explicit = re.fullmatch(r"(.+?)\s*<(.+)>", text, re.S)
+    return explicit[1] if explicit else text
 
 
-def _relink(match, page):
-    target = match["target"]
-    if target.startswith(("#", "/", "<")) or _SCHEME.match(target):
-        return match.group(0)
-    url = page.link(target)
-    return match.group(0) if url is None else f"{match['open']}{url}{match['title'] or ''})"
+def _relink(piece, at, page):
+    """The edit that points the relative target of the link ``piece`` (at ``at``) to the site."""
+    opened = piece.rfind("](")
+    destination = piece[opened + 2:-1].split() if opened >= 0 and piece.endswith(")") else []
+    if not destination or destination[0].startswith(("#", "/", "<")) or urlsplit(destination[0]).scheme:
+        return
+    url = page.link(destination[0])
+    if url is not None:
+        begin = at + piece.index(destination[0], opened + 2)
+        yield begin, begin + len(destination[0]), url
 
 
 # --- code the reader runs ----------------------------------------------------------------
