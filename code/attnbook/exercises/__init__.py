@@ -15,9 +15,9 @@
 它们），``buggy`` 是练习“修好按 d_model 缩放的层”里那个有错的层。
 """
 
-from ._core import CaseResult, Verdict
+from ._cases import CaseResult, Verdict
+from ._check import check, check_by_name
 from ._messages import FAILED, PASSED, UNFINISHED
-from ._runner import check, check_by_name
 from .catalog import CATALOG, CONCEPTUAL, EXERCISES, Exercise
 
 __all__ = [
