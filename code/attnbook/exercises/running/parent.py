@@ -84,18 +84,20 @@ class Child:
         code = self.process.exitcode
         if code is None:
             return "检查进程不再回应"
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = str(-code)
-            return f"检查进程被信号 {name} 结束，没有交回结果"
-        return f"检查进程提前退出（退出码 {code}），没有交回结果"
+        how = f"退出码 {code}" if code >= 0 else f"被信号 {_signal_name(-code)} 结束"
+        return f"检查进程提前结束，没有交回结果：{how}"
 
     def kill(self):
         """End the child and its whole process group; wait for it."""
         _child_process.end(self.process)
         self.connection.close()
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def _resident_mib(pid):
