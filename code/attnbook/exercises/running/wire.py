@@ -65,9 +65,9 @@ class Message:
         try:
             fields = json.loads(payload.decode("utf-8"))
             message = cls(**{**fields, "kind": Kind(fields["kind"])})
-        except (UnicodeDecodeError, ValueError, TypeError, KeyError) as err:
-            raise ProtocolError(f"消息不是检查器的消息（{type(err).__name__}）") from None
-        if not (isinstance(message.text, str) and type(message.case) is int and message.usage in (True, False)):
+        except (ValueError, TypeError, KeyError, RecursionError):  # UnicodeDecodeError is a ValueError
+            raise ProtocolError("不是检查器的消息") from None
+        if not (isinstance(message.text, str) and type(message.case) is int and type(message.usage) is bool):
             raise ProtocolError("消息的字段类型不对")
         return message
 
