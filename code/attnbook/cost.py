@@ -166,9 +166,10 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存与峰值内存增长。
 
     调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
-    都不会掩盖或抬高结果。平台支持时，子进程从一个 forkserver 分叉而来：它只导入过一次
-    attnbook（因而也导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，
-    而不是一次 TensorFlow 导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
+    都不会掩盖或抬高结果。子进程来自包里与练习检查器共用的 ``attnbook._child_process``：
+    平台支持时，它从一个 forkserver 分叉而来，forkserver 只导入过一次 attnbook（因而也
+    导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，而不是一次 TensorFlow
+    导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
     里运行，例如构造输入、预热，不计入结果。``fn``、``setup`` 与所有参数都必须能被
     pickle：用模块级函数和普通数据，不能用 lambda。
 
