@@ -171,15 +171,15 @@ def test_each_coding_exercise_has_one_solution_that_checks_it():
 
 
 def test_every_checker_serves_exactly_one_exercise_of_the_catalog():
-    """The catalog holds the Checker objects themselves; each one the _ex_ modules define
-    is the checker of one coding exercise, and no exercise's checker lives elsewhere."""
-    from attnbook.exercises._core import Checker
+    """The catalog holds the Checker objects themselves; each one the checkers subpackage
+    defines is the checker of one coding exercise, and no exercise's checker lives elsewhere."""
+    from attnbook.exercises import checkers
+    from attnbook.exercises._cases import Checker
 
     defined = []
-    for info in pkgutil.iter_modules(exercises.__path__):
-        if info.name.startswith("_ex_"):
-            module = importlib.import_module(f"attnbook.exercises.{info.name}")
-            defined += [value for value in vars(module).values() if isinstance(value, Checker)]
+    for info in pkgutil.iter_modules(checkers.__path__):
+        module = importlib.import_module(f"attnbook.exercises.checkers.{info.name}")
+        defined += [value for value in vars(module).values() if isinstance(value, Checker)]
     used = [ex.checker for ex in EXERCISES.values()]
     assert all(isinstance(checker, Checker) for checker in used)
     assert sorted(map(id, defined)) == sorted(map(id, used)) and len(set(map(id, used))) == len(used)

@@ -6,7 +6,6 @@
 """
 
 import dataclasses
-import functools
 import multiprocessing
 import statistics
 import time
@@ -14,7 +13,7 @@ import traceback
 
 import numpy as np
 
-from . import _checks
+from . import _checks, _child_process
 
 # --- the ledger: plain arithmetic ----------------------------------------------------
 
@@ -167,9 +166,10 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存与峰值内存增长。
 
     调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
-    都不会掩盖或抬高结果。平台支持时，子进程从一个 forkserver 分叉而来：它只导入过一次
-    attnbook（因而也导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，
-    而不是一次 TensorFlow 导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
+    都不会掩盖或抬高结果。子进程来自包里与练习检查器共用的 ``attnbook._child_process``：
+    平台支持时，它从一个 forkserver 分叉而来，forkserver 只导入过一次 attnbook（因而也
+    导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，而不是一次 TensorFlow
+    导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
     里运行，例如构造输入、预热，不计入结果。``fn``、``setup`` 与所有参数都必须能被
     pickle：用模块级函数和普通数据，不能用 lambda。
 
@@ -181,10 +181,8 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     返回一个 :class:`PeakMemory`。调用失败或超过 ``timeout_s`` 秒时抛出
     ``RuntimeError``。
     """
-    ctx = _child_context()
-    receiver, sender = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_measure_in_child, args=(sender, fn, args, setup, setup_args))
-    process.start()
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    process = _child_process.start(_measure_in_child, sender, fn, args, setup, setup_args)
     sender.close()
     try:
         if not receiver.poll(timeout_s):
@@ -194,9 +192,7 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
         status, payload = "error", "the measuring process died (out of memory?)"
     finally:
         process.join(timeout=10)
-        if process.is_alive():  # timed out or stuck on the way out
-            process.kill()
-            process.join()
+        _child_process.end(process)  # timed out, or stuck on the way out
         receiver.close()
     if status == "error":
         raise RuntimeError(f"peak_memory: the call failed in the child process:\n{payload}")
@@ -209,10 +205,7 @@ def start_measuring():
     forkserver 在自己的进程里导入 attnbook，本进程照常往下执行；不支持 forkserver 的
     平台上什么也不做。
     """
-    if _child_context().get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
+    _child_process.ensure_running()
 
 
 def peak_memories(calls, workers=2):
@@ -227,16 +220,6 @@ def peak_memories(calls, workers=2):
         futures = [pool.submit(peak_memory, fn, *args, setup=setup, setup_args=setup_args)
                    for fn, args, setup, setup_args in calls]
         return [future.result() for future in futures]
-
-
-@functools.cache
-def _child_context():
-    """平台支持时，返回预先导入了 attnbook 的 forkserver；否则用 "spawn"。"""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["attnbook"])
-    return ctx
 
 
 def _measure_in_child(sender, fn, args, setup, setup_args):

@@ -12,8 +12,8 @@ import math
 import os
 import sys
 
+from ._check import MEMORY_LIMIT, LoadFailure, check_file
 from ._messages import INTERRUPTED
-from ._runner import MEMORY_LIMIT, LoadFailure, check_file
 from .catalog import CONCEPTUAL, EXERCISES, get_exercise
 
 

@@ -1,4 +1,4 @@
-"""Reading the reader's return values and comparing them with the reference.
+"""Grading: reading the reader's return values and comparing them with the reference.
 
 Floating results pass when ``|got - expected| <= atol + rtol * |expected|`` everywhere.
 The tolerance follows the dtype of the exercise's *inputs*, never the dtype the
@@ -16,8 +16,8 @@ result matches a known mistake (a *hint variant*), what that mistake looks like.
 import numpy as np
 
 from . import _messages as say
-from ._core import Fail
-from ._protocol import Opaque
+from ._cases import Fail
+from .running.wire import Opaque
 
 ATOL = 1e-5
 RTOL = 1e-4

@@ -1,7 +1,7 @@
 """练习目录：第 4.5 节每道练习的唯一来源。
 
 每道练习在这里写一次：练习页里 ``{exercise}`` 块的标签、标题、题型、要提交的函数
-或类、起步骨架的文档字符串，以及检查它的检查器（``_ex_*`` 模块里的
+或类、起步骨架的文档字符串，以及检查它的检查器（``checkers`` 子包里的
 ``Checker`` 对象本身）。思考题的列表、起步笔记本的骨架和测试里的
 编号都由它导出。
 
@@ -13,9 +13,9 @@
 
 import dataclasses
 
-from . import _ex_attention, _ex_cost, _ex_heads, _ex_layers, _ex_linear, _ex_masks
 from . import _messages as say
-from ._core import Checker
+from ._cases import Checker
+from .checkers import attention, cost, heads, layers, linear, masks
 
 #: 本节的节号：练习编号 4.5.1、4.5.2……的前缀，书里练习块的编号也取自它。
 SECTION = "4.5"
@@ -81,50 +81,50 @@ _ENTRIES = (
     Exercise("ex-shapes", "预测每一步的形状",
              signature="attention_shapes(batch, n_q, n_k, d_model, num_heads)",
              doc="返回 dict：query、key、value、scores、output 各自的形状（整数元组）。",
-             checker=_ex_heads.SHAPES),
+             checker=heads.SHAPES),
     Exercise("ex-sdpa", "实现缩放点积注意力",
              signature="scaled_dot_product_attention(query, key, value, mask=None)",
              doc="返回 (output, weights)：(..., n_q, d_v) 与 (..., n_q, n_k)。",
-             checker=_ex_attention.SDPA),
+             checker=attention.SDPA),
     _thinking("ex-why-scale", "思考题：读懂权重与缩放"),
     Exercise("ex-split-heads", "拆分多头",
              signature="split_heads(x, num_heads)",
              doc="拆成多头：(batch, seq, d_model) -> (batch, num_heads, seq, depth)。",
-             checker=_ex_heads.SPLIT),
+             checker=heads.SPLIT),
     Exercise("ex-merge-heads", "合并多头",
              signature="merge_heads(x)",
              doc="拼回：(batch, heads, seq, depth) -> (batch, seq, heads * depth)。",
-             checker=_ex_heads.MERGE),
+             checker=heads.MERGE),
     Exercise("ex-fix-scale", "修好按 d_model 缩放的层", kind="class",
              signature="FixedMultiHeadAttention(d_model, num_heads)",
              doc="复制 4.5.6 列出的 BuggyMultiHeadAttention，改对那一行。",
-             checker=_ex_layers.FIXED_LAYER),
+             checker=layers.FIXED_LAYER),
     Exercise("ex-shape-test", "用形状测试抓出错误的层",
              signature="shape_test(layer_cls)",
              doc="用 layer_cls(d_model, num_heads) 建层，形状不对时抛出 AssertionError。",
-             checker=_ex_layers.SHAPE_TEST),
+             checker=layers.SHAPE_TEST),
     Exercise("ex-cross", "计算交叉注意力",
              signature="cross_attention(x, context, wq, wk, wv)",
              doc="查询来自 x，键和值来自 context -> (output, weights)。",
-             checker=_ex_attention.CROSS),
+             checker=attention.CROSS),
     _thinking("ex-kv-cache", "思考题：解码时哪些可以复用"),
     Exercise("ex-padding-mask", "生成填充掩码",
              signature="padding_mask(lengths, max_len)",
              doc="lengths (batch,) -> 布尔张量，可广播到 (batch, n_q, max_len)。",
-             checker=_ex_masks.PADDING),
+             checker=masks.PADDING),
     Exercise("ex-decoder-mask", "组合因果掩码与填充掩码",
              signature="decoder_mask(lengths, n)",
              doc="-> 布尔张量 (batch, n, n)：j <= i 并且 j < lengths[b] 时为 True。",
-             checker=_ex_masks.DECODER),
+             checker=masks.DECODER),
     Exercise("ex-score-memory", "预测打分表的内存",
              signature='score_table_bytes(n_q, n_k, batch=1, heads=1, dtype="float32")',
              doc="(batch, heads, n_q, n_k) 的打分表占多少字节。",
-             checker=_ex_cost.SCORE_BYTES),
+             checker=cost.SCORE_BYTES),
     _thinking("ex-parallel", "思考题：并行与平方代价"),
     Exercise("ex-linear", "实现线性注意力",
              signature="linear_attention(query, key, value)",
              doc="φ(x) = elu(x) + 1 的非因果线性注意力 -> (..., n_q, d_v)。",
-             checker=_ex_linear.LINEAR),
+             checker=linear.LINEAR),
 )
 
 #: 全部练习，按练习页里的顺序；第 n 道的编号是 ``4.5.n``。

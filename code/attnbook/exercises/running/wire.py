@@ -1,21 +1,21 @@
-"""What the checker and its child process say to each other, and how.
+"""What the checker and its child process say to each other.
 
-Each message is a frame: 4 bytes of length, big-endian, then the payload. The parent
-sends the child one job, pickled (the child trusts the parent). The child answers in
-JSON only, so reading its messages can never run code in the parent: arrays travel as
-their dtype, shape and base64 bytes, and anything else the reader's code returned is
-described (its type and shape) instead of being sent.
+The parent sends the child one job, pickled (the child trusts the parent). The child
+answers in JSON only, one :class:`Message` per ``send_bytes``, so reading its
+messages can never run code in the parent: arrays travel as their dtype, shape and
+base64 bytes, and anything else the reader's code returned is described (its type and
+shape) instead of being sent.
 """
 
 import base64
+import dataclasses
+import enum
 import json
 import math
-import struct
 
 import numpy as np
 
-MAX_FRAME = 64 * 2**20  # bytes; a bigger frame from the child is a failure, not a read
-_HEADER = struct.Struct(">I")
+MAX_MESSAGE = 64 * 2**20  # bytes; a bigger message from the child is a failure, not a read
 _DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "float32", "float64", "bfloat16"}
 _MAX_DEPTH = 8
@@ -26,54 +26,50 @@ class ProtocolError(Exception):
     """The other side sent something that is not a well-formed message."""
 
 
-# --- frames -------------------------------------------------------------------------
+class Kind(enum.Enum):
+    """Every kind of message the child sends, in the order a job sends them."""
+
+    READY = "ready"            # warmed up; waiting for the job
+    LOADING = "loading"        # the tripwires are laid; the answer loads now
+    LOAD_ERROR = "load_error"  # text: why it would not load; usage: a file the command line named
+    PROBLEM = "problem"        # text: the answer is not the kind of object the exercise asks for
+    LOADED = "loaded"          # the cases run now
+    RESULT = "result"          # case index, value: what the task returned, encoded
+    FAIL = "fail"              # case index, text: the task itself failed the case
+    UNFINISHED = "unfinished"  # case index, text: the answer raised NotImplementedError
+    ERROR = "error"            # case index, text: the answer raised something else
+    HIT = "hit"                # text: the reference code it reached (any time, any thread)
+    DONE = "done"              # every case ran
 
 
-def write_frame(stream, payload):
-    """Write one frame (bytes) to a binary stream and flush it."""
-    stream.write(_HEADER.pack(len(payload)) + payload)
-    stream.flush()
+@dataclasses.dataclass(frozen=True)
+class Message:
+    """One message from the child: its kind and the fields that kind carries."""
 
+    kind: Kind
+    text: str = ""
+    case: int = -1
+    value: object = None
+    usage: bool = False
 
-def read_frame(stream, limit=MAX_FRAME):
-    """The next frame's payload; None at a clean end of stream; ProtocolError otherwise."""
-    header = _read_exactly(stream, _HEADER.size)
-    if header is None:
-        return None
-    (size,) = _HEADER.unpack(header)
-    if size > limit:
-        raise ProtocolError(f"消息太大（{size} 字节）")
-    payload = _read_exactly(stream, size)
-    if payload is None:
-        raise ProtocolError("消息不完整")
-    return payload
+    def to_bytes(self):
+        """The message as JSON bytes (in the child)."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if getattr(self, f.name) != f.default}
+        fields["kind"] = self.kind.value
+        return json.dumps(fields, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
-
-def _read_exactly(stream, size):
-    chunks, got = [], 0
-    while got < size:
-        chunk = stream.read(size - got)
-        if not chunk:
-            if got:
-                raise ProtocolError("消息不完整")
-            return None
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def dumps_json(message):
-    return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
-
-
-def loads_json(payload):
-    try:
-        message = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
-        raise ProtocolError(f"消息不是 JSON（{err}）") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("消息不是 JSON 对象")
-    return message
+    @classmethod
+    def from_bytes(cls, payload):
+        """The message in ``payload`` (in the parent); :class:`ProtocolError` if it is not one."""
+        try:
+            fields = json.loads(payload.decode("utf-8"))
+            message = cls(**{**fields, "kind": Kind(fields["kind"])})
+        except (ValueError, TypeError, KeyError, RecursionError):  # UnicodeDecodeError is a ValueError
+            raise ProtocolError("不是检查器的消息") from None
+        if not (isinstance(message.text, str) and type(message.case) is int and type(message.usage) is bool):
+            raise ProtocolError("消息的字段类型不对")
+        return message
 
 
 # --- values: encoded in the child, decoded in the parent ------------------------------

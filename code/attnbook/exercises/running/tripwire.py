@@ -15,8 +15,9 @@ import os
 import sys
 import types
 
-SOLUTIONS = f"{__package__}.solutions"
-_SOLUTIONS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solutions.py")
+_EXERCISES = __package__.rpartition(".")[0]  # attnbook.exercises
+SOLUTIONS = f"{_EXERCISES}.solutions"
+_SOLUTIONS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "solutions.py")
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 
 
@@ -73,7 +74,7 @@ def watch_solutions(report):
     it is dropped first: every way back to it then opens its source or its bytecode
     (``importlib.import_module`` raises no ``import`` event, only the ``open``)."""
     sys.modules.pop(SOLUTIONS, None)
-    package = sys.modules.get(__package__)
+    package = sys.modules.get(_EXERCISES)
     if package is not None and hasattr(package, "solutions"):
         delattr(package, "solutions")
     here = os.path.dirname(os.path.realpath(_SOLUTIONS_FILE))

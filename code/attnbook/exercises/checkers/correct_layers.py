@@ -7,8 +7,8 @@ attention_mask=None, return_attention_scores=False)``, like MiniMultiHeadAttenti
 
 import keras
 
-from .._tf import tf
-from ..attention import MiniMultiHeadAttention
+from ..._tf import tf
+from ...attention import MiniMultiHeadAttention
 
 
 class KerasBackedAttention(keras.layers.Layer):

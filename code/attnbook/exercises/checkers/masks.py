@@ -2,13 +2,14 @@
 
 import numpy as np
 
-from .. import masks
-from .._tf import tf
-from ..attention import scaled_dot_product_attention
-from . import _numpy_ref as ref
-from . import _messages as say
-from ._compare import ATOL, RTOL, differ_check, to_array
-from ._core import Checker, Fail, call_case, twice_case
+from ... import masks
+from ..._tf import tf
+from ...attention import scaled_dot_product_attention
+from .. import _messages as say
+from .._cases import Checker, Fail
+from .._compare import ATOL, RTOL, differ_check, to_array
+from . import numpy_ref as ref
+from . import call_case, twice_case
 
 MASK_FORBIDDEN = (
     ("attnbook.padding_mask", masks.padding_mask),

@@ -4,12 +4,13 @@ import functools
 
 import numpy as np
 
-from .. import attention, efficient
-from .._tf import tf
-from ..masks import causal_mask
-from . import _numpy_ref as ref
-from ._compare import compare_pair, differ_check
-from ._core import Checker, call_case, twice_case
+from ... import attention, efficient
+from ..._tf import tf
+from ...masks import causal_mask
+from .._cases import Checker
+from .._compare import compare_pair, differ_check
+from . import numpy_ref as ref
+from . import call_case, twice_case
 
 SDPA_FORBIDDEN = (
     ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),

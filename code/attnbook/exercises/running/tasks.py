@@ -1,14 +1,16 @@
 """What a case asks the child process to do with the answer: the only code that runs it.
 
 Each task is ``task(answer, *args)`` and returns what the parent will judge; the
-child turns that into plain data (:func:`~._protocol.encode`). The inputs come from
+child turns that into plain data (:func:`~.wire.encode`). The inputs come from
 the parent; no expected value is ever passed to a task.
 """
 
+import keras
 import numpy as np
 
-from .._tf import tf
-from ._core import Fail
+from ..._tf import tf
+from .. import _messages as say
+from .._cases import Fail
 
 DENSE_NAMES = ("wq", "wk", "wv", "wo")
 
@@ -16,10 +18,6 @@ DENSE_NAMES = ("wq", "wk", "wv", "wo")
 def kind_problem(kind, signature, answer):
     """Why ``answer`` cannot be the ``kind`` ("function" or "class") the exercise asks for
     (``signature``, as the catalog writes it), or ''."""
-    import keras
-
-    from . import _messages as say
-
     if kind == "class":
         if isinstance(answer, keras.layers.Layer):
             return say.layer_instance(signature)
@@ -61,16 +59,14 @@ def layer(answer, d_model, heads, inputs, weights):
 
 def shape_test(answer, layer_cls):
     """Run the reader's test on one layer class: None, or what it raised (as data)."""
-    from ._messages import error_text, reader_location
-
     try:
         answer(layer_cls)
     except NotImplementedError:
         raise  # an unfinished test catches nothing: reported as such
     except Exception as err:  # noqa: BLE001  (raising is what a test does)
         return {"raised": type(err).__name__, "assertion": isinstance(err, AssertionError),
-                "text": error_text(err), "where": reader_location(err),
-                "short": error_text(err, 80)}
+                "text": say.error_text(err), "where": say.reader_location(err),
+                "short": say.error_text(err, 80)}
     return None
 
 
@@ -90,10 +86,8 @@ def tensor_sizes(answer, sizes, d, d_v):
         try:
             graph = tf.function(answer).get_concrete_function(*specs).graph
         except Exception as err:  # noqa: BLE001  (numpy calls on symbolic tensors and the like)
-            from ._messages import error_text, reader_location
-
-            raise Fail(f"无法用 tf.function 追踪你的函数（{type(err).__name__}: {error_text(err, 120)}）"
-                       f"{reader_location(err)}：请只用 TensorFlow 算子来写（不要转成 numpy）") from None
+            raise Fail(f"无法用 tf.function 追踪你的函数（{type(err).__name__}: {say.error_text(err, 120)}）"
+                       f"{say.reader_location(err)}：请只用 TensorFlow 算子来写（不要转成 numpy）") from None
         rng = np.random.default_rng(0)
         inputs = [tf.constant(rng.standard_normal(s.shape), tf.float32) for s in specs]
         out.append({"n_q": n_q, "n_k": n_k, "graph": _largest_in_graph(graph), "eager": _largest_eager(answer, inputs)})

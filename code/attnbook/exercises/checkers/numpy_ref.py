@@ -6,7 +6,7 @@ comparison tolerance.
 
 import numpy as np
 
-from .._tf import tf
+from ..._tf import tf
 
 
 def normal(rng, *shape):

@@ -4,12 +4,13 @@ import functools
 
 import numpy as np
 
-from .. import attention
-from .._tf import tf
-from . import _numpy_ref as ref
-from . import _messages as say
-from ._compare import compare, differ_check
-from ._core import Checker, Fail, call_case, twice_case
+from ... import attention
+from ..._tf import tf
+from .. import _messages as say
+from .._cases import Checker, Fail
+from .._compare import compare, differ_check
+from . import numpy_ref as ref
+from . import call_case, twice_case
 
 MHA = attention.MiniMultiHeadAttention
 HEADS_FORBIDDEN = (

@@ -2,12 +2,13 @@
 
 import functools
 
-from .. import efficient
-from .._tf import tf
-from . import _numpy_ref as ref
-from ._compare import compare, differ_check
-from . import _tasks
-from ._core import Case, Checker, Fail, call_case, twice_case
+from ... import efficient
+from ..._tf import tf
+from .._cases import Case, Checker, Fail
+from .._compare import compare, differ_check
+from ..running import tasks
+from . import numpy_ref as ref
+from . import call_case, twice_case
 
 # The cost case: the answer traced and run eagerly at two sizes, n doubling. Large enough
 # that an n_q × n_k table stands out from the n × d tensors, small enough to run fast.
@@ -28,7 +29,7 @@ def _linear_judge(q, k, v):
 def _no_table(sizes):
     """Fail when, traced or eager, the largest intermediate tensor grows like n_q × n_k.
 
-    sizes: what :func:`~._tasks.tensor_sizes` measured at ``SIZES`` (n doubles). A
+    sizes: what :func:`~..running.tasks.tensor_sizes` measured at ``SIZES`` (n doubles). A
     table of any rank, ``(..., n_q, 1, n_k)`` too, has n_q·n_k elements and grows 4×.
     """
     small, large = sizes
@@ -53,7 +54,7 @@ def linear_cases(rng):
     cases.append(twice_case("两组不同的输入", a, b, _linear_judge(*a), _linear_judge(*b), differ_check))
     (n_q, n_k), (n_q2, n_k2) = SIZES
     cases.append(Case(f"不构造 n×n 的表（n_q × n_k 从 {n_q}×{n_k} 到 {n_q2}×{n_k2}，追踪与 eager 两种方式）",
-                      (_tasks.tensor_sizes, (SIZES, TRACE_D, TRACE_D_V)), _no_table))
+                      (tasks.tensor_sizes, (SIZES, TRACE_D, TRACE_D_V)), _no_table))
     return cases
 
 

@@ -4,10 +4,11 @@ import functools
 
 import numpy as np
 
-from .. import cost
-from .._tf import tf
-from . import _messages as say
-from ._core import Checker, Fail, call_case
+from ... import cost
+from ..._tf import tf
+from .. import _messages as say
+from .._cases import Checker, Fail
+from . import call_case
 
 
 def _number(value):

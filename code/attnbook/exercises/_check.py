@@ -3,11 +3,11 @@
 
 The reader's code never runs here. This process (the parent) makes the cases and
 their expected values, sends the answer and the cases' inputs to a child process
-(:mod:`._sandbox`, :mod:`._child`), receives plain data back and judges it.
+(:mod:`.running`), receives plain data back and judges it.
 """
 
 import contextlib
-import functools
+import dataclasses
 import math
 import numbers
 import os
@@ -17,16 +17,37 @@ import keras
 import numpy as np
 
 from . import _messages as say
-from . import _protocol, _sandbox, _tasks
-from ._core import CaseResult, Fail, Verdict
-from ._tripwire import SOLUTIONS
+from ._cases import CaseResult, Fail, Verdict
 from .catalog import exercise_named, get_exercise
+from .running import parent, wire
+from .running.child import AnswerFile, Job, PickledAnswer
+from .running.tasks import kind_problem
+from .running.tripwire import SOLUTIONS
+from .running.wire import Kind
 
 MEMORY_LIMIT = 2048  # MiB the reader's code may add to the child process
 
 
 class LoadFailure(Exception):
     """The command line's answer file could not be loaded (exit status 2)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How one check runs: the limits (seconds, MiB), the inputs' seed, and whether to
+    start a spare child afterwards (a notebook checks again; the command line does not)."""
+
+    time_limit: float = 20.0
+    memory_limit: float = MEMORY_LIMIT
+    seed: int | None = None
+    spare: bool = True
+
+    def __post_init__(self):
+        for name in ("time_limit", "memory_limit"):
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+                    or value <= 0):
+                raise ValueError(say.bad_time_limit(value, name))
 
 
 def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMORY_LIMIT):
@@ -55,17 +76,15 @@ def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMOR
         ValueError: 编号未知、是思考题，或 ``time_limit``、``memory_limit`` 不是有限的正数。
     """
     exercise = get_exercise(exercise_id)
-    _check_limit(time_limit, "time_limit")
-    _check_limit(memory_limit, "memory_limit")
-    problem = _tasks.kind_problem(exercise.kind, exercise.signature, answer)
+    options = Options(time_limit, memory_limit, seed)
+    problem = kind_problem(exercise.kind, exercise.signature, answer)
     source = None
     if not problem:
         try:
-            source = ("pickle", _pickled(answer))
+            source = PickledAnswer(_pickled(answer))
         except Exception as err:  # noqa: BLE001  (locks, open files, generators ...)
             problem = say.not_picklable(err)
-    allow_solutions = _is_a_solution(answer)
-    return _check(exercise, source, problem, allow_solutions, time_limit, seed, memory_limit, prewarm=True)
+    return _check(exercise, source, _is_a_solution(answer), options, problem)
 
 
 def check_by_name(answer, **kwargs):
@@ -96,11 +115,9 @@ def check_file(exercise_id, path, name, *, time_limit=20.0, memory_limit=MEMORY_
     ValueError for a bad id or limit.
     """
     exercise = get_exercise(exercise_id)
-    _check_limit(time_limit, "time_limit")
-    _check_limit(memory_limit, "memory_limit")
+    options = Options(time_limit, memory_limit, spare=False)
     allow = os.path.realpath(path) == os.path.realpath(os.path.join(os.path.dirname(__file__), "solutions.py"))
-    return _check(exercise, ("file", os.path.abspath(path), name), "", allow, time_limit, None, memory_limit,
-                  prewarm=False)
+    return _check(exercise, AnswerFile(os.path.abspath(path), name), allow, options)
 
 
 def _is_a_solution(answer):
@@ -108,12 +125,6 @@ def _is_a_solution(answer):
     module = sys.modules.get(SOLUTIONS)
     name = getattr(answer, "__qualname__", None)
     return module is not None and isinstance(name, str) and getattr(module, name, None) is answer
-
-
-def _check_limit(value, name):
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
-            or value <= 0):
-        raise ValueError(say.bad_time_limit(value, name))
 
 
 def _pickled(answer):
@@ -133,65 +144,62 @@ def _pickled(answer):
             cloudpickle.unregister_pickle_by_value(module)
 
 
-def _check(exercise, source, problem, allow_solutions, time_limit, seed, memory_limit, prewarm):
+def _check(exercise, source, allow_solutions, options, problem=""):
+    """The :class:`Verdict` on ``source`` (None when ``problem`` says why nothing can run)."""
     checker = exercise.checker
-    child = None if problem else _sandbox.take()
+    child = None if problem else parent.take()
     policy = keras.config.dtype_policy()
+    spare = options.spare
     try:
         with _float32_policy():
-            args = (np.random.default_rng(seed),)
+            args = (np.random.default_rng(options.seed),)
             if checker.uses_policy:
                 args += (policy.compute_dtype,)
             cases = checker.make_cases(*args)
         if problem:
             return Verdict(exercise.id, exercise.title, _not_run(cases), problem)
-        job = dict(exercise_id=exercise.id, answer=source, kind=exercise.kind, policy=policy.name,
-                   tasks=[case.task for case in cases], sys_path=list(sys.path), cwd=os.getcwd(),
-                   allow_solutions=allow_solutions,
-                   kind_problem=functools.partial(_tasks.kind_problem, exercise.kind, exercise.signature) if source[0] == "file" else None)
-        session = _Session(child, checker.noun, time_limit, memory_limit)
-        results, problem = session.run(job, cases)
+        job = Job(exercise.id, source, allow_solutions, policy.name, [case.task for case in cases],
+                  list(sys.path), os.getcwd())
+        results, problem = _Session(child, checker.noun, options).run(job, cases)
         return Verdict(exercise.id, exercise.title, results, problem)
     except KeyboardInterrupt:
-        _sandbox.discard()
-        prewarm = False
+        parent.discard()
+        spare = False
         return Verdict(exercise.id, exercise.title, [], interrupted=True)
     finally:
         if child is not None:
             child.kill()
-        if prewarm:
-            _sandbox.prepare()
+        if spare:
+            parent.prepare()
 
 
 class _Session:
     """One job's conversation with one child: every message checked, nothing trusted."""
 
-    def __init__(self, child, noun, time_limit, memory_limit):
-        self.child, self.noun = child, noun
-        self.time_limit, self.memory_limit = time_limit, memory_limit
+    def __init__(self, child, noun, options):
+        self.child, self.noun, self.options = child, noun, options
 
     def run(self, job, cases):
         """``(case results, problem)``: problem is why no case could run, else ''."""
         try:
             self.child.wait_ready()
             self.child.send(job)
-            self._expect("loading", self.time_limit)
-            loaded = self._receive(self.time_limit)
-        except _sandbox.Timeout:
-            return _not_run(cases), say.load_timeout(self.time_limit)
-        except _sandbox.MemoryExceeded as err:
+            if self._receive().kind is not Kind.LOADING:
+                raise parent.ChildGone("检查进程发来了意外的消息")
+            loaded = self._receive()
+        except parent.Timeout:
+            return _not_run(cases), say.load_timeout(self.options.time_limit)
+        except parent.MemoryExceeded as err:
             return _not_run(cases), say.memory_exceeded(*err.args)
-        except (_sandbox.ChildGone, _protocol.ProtocolError) as err:
+        except parent.ChildGone as err:
             return _not_run(cases), say.child_gone(str(err))
-        if "hit" in loaded:
-            return _not_run(cases), say.reference_called(self.noun, str(loaded["hit"]))
-        if "load_error" in loaded:
-            if loaded.get("usage"):
-                raise LoadFailure(str(loaded["load_error"]))
-            return _not_run(cases), str(loaded["load_error"])
-        if "problem" in loaded:
-            return _not_run(cases), str(loaded["problem"])
-        if "loaded" not in loaded:
+        if loaded.kind is Kind.HIT:
+            return _not_run(cases), say.reference_called(self.noun, loaded.text)
+        if loaded.kind is Kind.LOAD_ERROR and loaded.usage:
+            raise LoadFailure(loaded.text)
+        if loaded.kind in (Kind.LOAD_ERROR, Kind.PROBLEM):
+            return _not_run(cases), loaded.text
+        if loaded.kind is not Kind.LOADED:
             return _not_run(cases), say.child_gone("检查进程发来了意外的消息")
         return self._cases(cases), ""
 
@@ -204,52 +212,52 @@ class _Session:
                 break
         if len(results) == len(cases):
             try:
-                last = self._receive(self.time_limit)
-            except (_sandbox.Timeout, _sandbox.MemoryExceeded, _sandbox.ChildGone, _protocol.ProtocolError):
-                last = {}
-            if "hit" in last:  # a call made after the last result was sent
-                results[-1] = CaseResult(cases[-1].name, False, say.reference_called(self.noun, str(last["hit"])))
+                last = self._receive()
+            except (parent.Timeout, parent.MemoryExceeded, parent.ChildGone):
+                last = None
+            if last is not None and last.kind is Kind.HIT:  # a call made after the last result was sent
+                results[-1] = CaseResult(cases[-1].name, False, say.reference_called(self.noun, last.text))
         return results + _not_run(cases[len(results):])
 
     def _case(self, index, case):
         """``(CaseResult, fatal)`` for case ``index``; fatal stops the check."""
         name = case.name
         try:
-            message = self._receive(self.time_limit)
-        except _sandbox.Timeout:
-            return CaseResult(name, False, say.timeout(self.time_limit)), True
-        except _sandbox.MemoryExceeded as err:
+            message = self._receive()
+        except parent.Timeout:
+            return CaseResult(name, False, say.timeout(self.options.time_limit)), True
+        except parent.MemoryExceeded as err:
             return CaseResult(name, False, say.memory_exceeded(*err.args)), True
-        except (_sandbox.ChildGone, _protocol.ProtocolError) as err:
+        except parent.ChildGone as err:
             return CaseResult(name, False, say.child_gone(str(err))), True
-        if "hit" in message:
-            return CaseResult(name, False, say.reference_called(self.noun, str(message["hit"]))), True
-        if message.get("case") != index:
+        if message.kind is Kind.HIT:
+            return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
+        if message.case != index or message.kind not in _CASE_KINDS:
             return CaseResult(name, False, say.child_gone("检查进程发来了意外的消息")), True
-        if "unfinished" in message:
-            return CaseResult(name, False, str(message["unfinished"]), unfinished=True), True
-        if "fail" in message:
-            return CaseResult(name, False, str(message["fail"])), False
-        if "error" in message:
-            return CaseResult(name, False, str(message["error"])), False
+        if message.kind is Kind.UNFINISHED:
+            return CaseResult(name, False, message.text, unfinished=True), True
+        if message.kind in (Kind.FAIL, Kind.ERROR):
+            return CaseResult(name, False, message.text), False
         try:
-            value = _protocol.decode(message.get("result"))
-        except _protocol.ProtocolError as err:
+            value = wire.decode(message.value)
+        except wire.ProtocolError as err:
             return CaseResult(name, False, say.child_gone(f"检查进程发来的结果无法读取（{err}）")), True
+        return self._judge(case, value), False
+
+    @staticmethod
+    def _judge(case, value):
         try:
-            return CaseResult(name, True, case.judge(value) or ""), False
+            return CaseResult(case.name, True, case.judge(value) or "")
         except Fail as err:
-            return CaseResult(name, False, str(err)), False
+            return CaseResult(case.name, False, str(err))
         except Exception as err:  # noqa: BLE001  (a return value the judge cannot read)
-            return CaseResult(name, False, say.unreadable_result(err)), False
+            return CaseResult(case.name, False, say.unreadable_result(err))
 
-    def _receive(self, time_limit):
-        return self.child.receive(time_limit, self.memory_limit)
+    def _receive(self):
+        return self.child.receive(self.options.time_limit, self.options.memory_limit)
 
-    def _expect(self, key, time_limit):
-        message = self._receive(time_limit)
-        if key not in message:
-            raise _protocol.ProtocolError("检查进程发来了意外的消息")
+
+_CASE_KINDS = (Kind.RESULT, Kind.FAIL, Kind.UNFINISHED, Kind.ERROR)
 
 
 def _not_run(cases):

@@ -9,8 +9,8 @@ return_attention_scores=False)``.
 
 import keras
 
-from .._tf import tf
-from ..attention import MiniMultiHeadAttention
+from ..._tf import tf
+from ...attention import MiniMultiHeadAttention
 
 
 class ForgetsMerge(MiniMultiHeadAttention):

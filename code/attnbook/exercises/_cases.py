@@ -1,4 +1,4 @@
-"""The pieces every checker shares: a case, a checker, a case's result and the verdict."""
+"""Grading: a case, a checker, a case's result and the verdict, which every checker shares."""
 
 import dataclasses
 from typing import Any, Callable
@@ -15,7 +15,7 @@ class Case:
     """One generated test of an answer.
 
     ``task`` is ``(function, args)``: the child process runs ``function(answer, *args)``
-    (a function of :mod:`._tasks`, which only ever sees inputs) and sends back the
+    (a function of :mod:`.running.tasks`, which only ever sees inputs) and sends back the
     result as plain data. ``judge(result)`` runs in the parent; it raises
     :class:`Fail` to fail the case, or returns a note (a string shown with a passed
     case) or None.
@@ -123,29 +123,3 @@ class Verdict:
         return "\n".join(lines)
 
     __repr__ = __str__
-
-
-def call_case(name, args, judge, kwargs=None):
-    """A case that calls the answer as ``answer(*args, **kwargs)`` and judges the result."""
-    from . import _tasks
-
-    return Case(name, (_tasks.call, (tuple(args), dict(kwargs or {}))), judge)
-
-
-def twice_case(name, args_a, args_b, judge_a, judge_b, differ):
-    """Call the answer on two different inputs of the same shape; catches constant answers.
-
-    differ(result_a, result_b) raises :class:`Fail` when the two results are the same.
-    """
-
-    def judge(results):
-        differ(*results)
-        for label, judge_one, result in (("第 1 组输入", judge_a, results[0]), ("第 2 组输入", judge_b, results[1])):
-            try:
-                judge_one(result)
-            except Fail as err:
-                raise Fail(f"{label}：{err}") from None
-
-    from . import _tasks
-
-    return Case(name, (_tasks.twice, (tuple(args_a), tuple(args_b))), judge)

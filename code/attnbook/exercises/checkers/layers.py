@@ -5,16 +5,16 @@ import functools
 
 import numpy as np
 
-from .. import attention
-from . import _numpy_ref as ref
-from . import _tasks
-from ._compare import compare_pair
-from ._core import Case, Checker, Fail
-from ._correct_layers import CORRECT
-from ._mutants import MUTANTS
+from ... import attention
+from .._cases import Case, Checker, Fail
+from .._compare import compare_pair
+from ..running import tasks
+from . import numpy_ref as ref
+from .correct_layers import CORRECT
+from .mutants import MUTANTS
 
 MHA = attention.MiniMultiHeadAttention
-DENSE_NAMES = _tasks.DENSE_NAMES
+DENSE_NAMES = tasks.DENSE_NAMES
 
 
 # --- the fixed layer -----------------------------------------------------------------
@@ -56,7 +56,7 @@ def _layer_case(rng, compute_dtype, name, d_model, heads, batch, n_q, n_k=None, 
     ]
 
     judge = functools.partial(compare_pair, expected=expected, hints=hints, input_dtype=compute_dtype)
-    return Case(name, (_tasks.layer, (d_model, heads, inputs, weights)), judge)
+    return Case(name, (tasks.layer, (d_model, heads, inputs, weights)), judge)
 
 
 def fixed_layer_cases(rng, compute_dtype="float32"):
@@ -93,10 +93,10 @@ def _must_catch(outcome, name, explanation):
 def shape_test_cases(rng):
     """Correct layers (the package's and others the reader has not seen) must pass the
     reader's test; each broken one must fail it."""
-    cases = [Case(case_name, (_tasks.shape_test, (cls,)), functools.partial(_must_pass, name=shown))
+    cases = [Case(case_name, (tasks.shape_test, (cls,)), functools.partial(_must_pass, name=shown))
              for case_name, cls, shown in CORRECT]
     for name, cls, explanation in MUTANTS:
-        cases.append(Case(name, (_tasks.shape_test, (cls,)),
+        cases.append(Case(name, (tasks.shape_test, (cls,)),
                           functools.partial(_must_catch, name=name, explanation=explanation)))
     return cases
 
