@@ -136,7 +136,7 @@ def test_the_cost_page_shows_each_file_in_its_own_column_under_its_provenance():
     table = soup("book/ch04/cost").select_one("table.bench-table")
     assert table is not None and "出处" in table.caption.get_text()
     heads = [th.get_text(strip=True) for th in table.select("thead th")]
-    assert heads[1] == "本次构建（实测）" and heads[2:] == [f"结果文件 {path.name}" for path in COMMITTED]
+    assert heads[1] == "本次构建实测" and heads[2:] == [f"结果文件 {path.name}" for path in COMMITTED]
     rows = {tr.th.get_text(strip=True): [td.get_text(strip=True) for td in tr.select("td")]
             for tr in table.select("tbody tr")}
     for column, (name, results) in enumerate(bench.load_results(DATA), start=1):

@@ -270,6 +270,15 @@ def test_a_gpu_results_file_decides_the_time_of_short_sequences_but_not_its_memo
     assert "GPU 是注意力的" not in result.values and "99.0" in result.values   # the build's values stay the build's
 
 
+def test_of_two_gpu_files_the_first_by_name_decides_and_the_other_is_named(tmp_path):
+    second = tmp_path / "zz-second-gpu.json"
+    second.write_text(GPU_FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    values = dict(throughput([3.0, 5.0, 7.6, 34.6]), **bench_values(GPU_FIXTURE, second))
+    result = verdict("training-throughput", **values)
+    assert result.kind == "holds" and result.reason.count("本行按结果文件") == 1
+    assert f"结果文件 {second.name} 也可以判定本行，本行按排在前面的 {GPU_FIXTURE.name} 判定。" in result.reason
+
+
 def test_a_results_file_of_uneven_lists_cannot_decide():
     values = dict(TIMINGS, **bench_values(GPU_FIXTURE))
     values["bench_train_speedup"] = []

@@ -8,6 +8,12 @@ that file and implemented below):
   ``attnbook.glue`` (myst-nb's glue data). The ledger evaluates it at build time and
   shows the values, a one-line reason and the verdict: 成立（本次构建实测）, 部分成立 or
   不成立（本次构建实测）;
+* ``files:`` under ``check:``, the numbers of the results files that
+  ``python -m attnbook.bench`` wrote on other hardware (committed under
+  ``book/data/bench/``, read by the cost page): shown on the row apart from this build's,
+  each after its provenance; a claim may be judged on such a file only where the claim
+  says the file decides it (for parallel hardware: a GPU or TPU device kind), and the
+  reason then names the file;
 * ``unverifiable:`` bibtex keys, for a claim no code in this book can measure:
   无法在本书中验证, with the literature and the reason; ``unsourced: true`` instead,
   for such a claim no literature the book found discusses.
@@ -208,6 +214,12 @@ def evaluate(claim, recorded):
     claim no code of this book measures) and ``qualified`` (a part the editor limits
     by definition, not by a measurement). A claim with either is at most 部分成立, and
     its reason ends by naming that part.
+
+    Optional ``files`` reads the results files of other hardware (values glued as
+    ``bench_<name>``, one item per file; :func:`file_scopes`): each file gets a line of
+    values, and the first whose ``decides`` is true is the one the claim is judged on
+    (``judged``, a list of booleans, tells ``let`` which); then ``files.unmeasured`` takes
+    the place of ``unmeasured``, since the file measured that part (see :func:`_files`).
     """
     if "check" not in claim:
         if claim.get("unverifiable") or claim.get("unsourced"):
@@ -304,17 +316,20 @@ def _files(claim, recorded):
     missing = [key for key in ("values", "decides", "judged", "not_judged") if key not in spec]
     if missing:
         raise CheckError(f"claim {claim['id']!r}: files: has no {missing}")
+    code, names = parse_expression(spec["decides"])
+    read = names + [n for key in ("values", "judged", "not_judged") for n in template_names(spec[key])]
     out, first = [], None
     for scope in file_scopes(recorded, claim["id"]):
-        code, names = parse_expression(spec["decides"])
-        read = names + [n for key in ("values", "judged", "not_judged") for n in template_names(spec[key])]
         unknown = sorted({n for n in read if n not in scope})
         if unknown:
             raise CheckError(f"claim {claim['id']!r}: files: names {unknown}, which no cell recorded as "
                              f"{FILE_PREFIX}<name>")
         if any(_has_nan(scope[n]) for n in read):
             raise CheckError(f"claim {claim['id']!r}: a value of results file {scope.get('file')!r} is NaN")
-        decides = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
+        try:
+            decides = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
+        except Exception as error:  # a check that raises cannot decide
+            raise CheckError(f"claim {claim['id']!r}: files.decides raised {type(error).__name__}: {error}") from None
         if not isinstance(decides, bool):
             raise CheckError(f"claim {claim['id']!r}: files.decides gave {decides!r}, not true or false")
         judged = decides and first is None
