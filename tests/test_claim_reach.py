@@ -28,7 +28,7 @@ FIXED = {
     "timing_lengths", "timing_segments", "variant_lengths", "variant_segments", "memory_lengths",
     "memory_segments", "serial_lengths", "score_counted_lengths", "scaling_d_k", "scaling_uniform_weight",
     "walkthrough_positions", "reach_positions", "reach_near", "reach_far", "stack_steps", "stack_tail_steps",
-    "build_cpu_count", "build_tf_version", "score_pairs_n1000",
+    "build_cpu_count", "build_tf_version", "build_machine", "score_pairs_n1000",
     "minus_infinity_row_is_nan",   # softmax of a row of -inf is NaN by IEEE 754 on every build
 }
 
@@ -181,7 +181,7 @@ def readings():
                     found.setdefault(name, []).append((claim_id, spec, phrase))
         for expression in [check["holds"], check.get("partly", "")] + list((check.get("let") or {}).values()):
             for name in claims_ext.parse_expression(expression)[1] if expression else []:
-                if name not in lets and not any(c == claim_id for c, _, _ in found.get(name, [])):
+                if name not in lets | {"judged"} and not any(c == claim_id for c, _, _ in found.get(name, [])):
                     found.setdefault(name, []).append((claim_id, "", "(read by the check, not shown)"))
     return found
 
@@ -190,6 +190,9 @@ def readings():
 SHARED_READINGS = {
     "build_cpu_count": "the build machine's logical cores, named beside every timing",
     "build_tf_version": "the TensorFlow version, named beside every timing",
+    "build_machine": "the build machine in words (cores, TensorFlow), where a timing row names it",
+    "bench_file": "the results file a row is judged on, named in its reason",
+    "bench_device": "that file's device, named beside its numbers",
     "timing_lengths": "the lengths GRU and attention are timed at",
     "score_graph_matmul_ops": "matmul ops in the compiled scoring graph: one op scores every pair",
     "walkthrough_score_count": "scores the one matmul computes in the walkthrough (2 samples × 8²)",

@@ -10,6 +10,7 @@ malformed cannot decide and fails. The ``book`` tests at the end read the built 
 import json
 import math
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -87,7 +88,7 @@ def test_every_value_a_check_reads_is_glued_by_a_page(claim):
         plain |= set(re.findall(r'glue\("(\w+)"', text))
         patterns |= set(re.findall(r'glue\(f"(\w*)\{\w+\}(\w*)"', text))
     check = claim["check"]
-    let = set(check.get("let") or {})
+    let = set(check.get("let") or {}) | ({"judged"} if "files" in check else set())   # judged: the ledger's
     names = set()
     for expression in [check["holds"], check.get("partly", ""), *(check.get("let") or {}).values()]:
         if expression:
@@ -122,9 +123,24 @@ def test_the_scan_finds_a_marked_test(tmp_path):
 
 # --- the evaluator: verdicts flip with the values ----------------------------------------
 
+def bench_values(*files):
+    """The ``bench_<name>`` values the cost page glues for these results files (none: the
+    empty folder). ``files`` are paths of results files."""
+    from attnbook import bench
+
+    loaded = [(Path(path).name, bench.check_results(json.loads(Path(path).read_text(encoding="utf-8"))))
+              for path in files]
+    return {f"bench_{name}": values for name, values in bench.file_values(loaded).items()}
+
+
+BENCH_DATA = ROOT / "book" / "data" / "bench"
+CPU_FILES = sorted(BENCH_DATA.glob("*.json"))   # committed: produced on a CPU
+GPU_FIXTURE = ROOT / "tests" / "fixtures" / "bench-gpu-test-fixture.json"   # made up, for tests only
+NO_FILES = bench_values()
 TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2, "build_tf_version": "2.21.0",
+           "build_machine": "2 个 CPU 核，TensorFlow 2.21.0",
            "forward_ms_gru": [3.1, 4.2, 9.7, 17.5], "forward_ms_attention": [1.4, 1.6, 2.9, 7.6],
-           "train_ms_gru": [7.7, 10.8, 23.7, 46.3], "train_ms_attention": [2.0, 3.1, 6.6, 23.0]}
+           "train_ms_gru": [7.7, 10.8, 23.7, 46.3], "train_ms_attention": [2.0, 3.1, 6.6, 23.0], **NO_FILES}
 
 
 def verdict(claim_id, **values):
@@ -138,7 +154,8 @@ def segment_slopes(x, y):
 def throughput(train_ms_attention, train_ms_gru=TIMINGS["train_ms_gru"]):
     """The values the cost page glues for the throughput row, from training-step times."""
     ns = TIMINGS["timing_lengths"]
-    values = {"build_cpu_count": 2, "build_tf_version": "2.21.0", "timing_lengths": ns,
+    values = {"build_cpu_count": 2, "build_tf_version": "2.21.0", "timing_lengths": ns, **NO_FILES,
+              "build_machine": "2 个 CPU 核，TensorFlow 2.21.0",
               "timing_segments": [f"{a}→{b}" for a, b in zip(ns, ns[1:])],
               "train_time_segment_slopes_attention": segment_slopes(ns, train_ms_attention)}
     for label, ms in [("attention", train_ms_attention), ("gru", train_ms_gru)]:
@@ -212,6 +229,69 @@ def test_the_quadratic_verdict_counts_the_work_and_reports_time_by_segment(memor
     windowed = dict(QUADRATIC, score_counted_pairs=[250 * 257, 500 * 257, 1000 * 257, 2000 * 257])
     assert verdict("quadratic-growth", variant_memory_segments_full=memory, variant_time_segments_full=time,
                    **windowed).kind == "fails"
+
+
+# --- results files of other hardware: only parallel hardware decides -----------------------
+
+
+def test_the_committed_results_files_are_cpu_and_do_not_decide_throughput():
+    """The book's own file is from a CPU: the verdict stays this build's, capped at 部分成立,
+    and the row names the file as a CPU that does not decide; its numbers are on the row."""
+    assert CPU_FILES, "no results file committed under book/data/bench/"
+    flat_time = throughput([2.0, 2.0, 2.0, 2.0])   # every segment near-linear on this build
+    result = verdict("training-throughput", **dict(flat_time, **bench_values(*CPU_FILES)))
+    assert result.kind == "partly" and "本书没有测的部分：并行硬件" in result.reason
+    assert result.reason.startswith("在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）")
+    for path in CPU_FILES:
+        assert f"结果文件 {path.name} 的设备是 CPU（" in result.reason and "不参与判定" in result.reason
+        line = next(line for line in result.files if path.name in line)
+        assert "CPU：" in line and "个逻辑核" in line and "提交 " in line and "吞吐斜率" in line
+    assert "本行按结果文件" not in result.reason
+    assert result.values.startswith("构建机器 2 个 CPU 核")   # this build's values, apart from the files'
+
+
+def test_a_gpu_results_file_decides_throughput_and_the_row_names_it(tmp_path):
+    """A file whose provenance says GPU is the one the row is judged on: its near-linear
+    segments make the claim hold, though this build's CPU throughput falls."""
+    falling = throughput([3.0, 5.0, 7.6, 34.6])
+    assert verdict("training-throughput", **dict(falling, **bench_values(*CPU_FILES))).kind == "fails"
+    result = verdict("training-throughput", **dict(falling, **bench_values(*CPU_FILES, GPU_FIXTURE)))
+    assert result.kind == "holds", result.reason
+    assert result.reason.startswith(f"在结果文件 {GPU_FIXTURE.name} 记录的 GPU（Test Fixture GPU")
+    assert f"本行按结果文件 {GPU_FIXTURE.name} 判定" in result.reason and "本书没有测的部分" not in result.reason
+    assert "0.93、0.93" in result.reason   # the fixture's slopes, not this build's 0.26、0.40、-1.19
+    assert "不参与判定" in result.reason and len(result.files) == len(CPU_FILES) + 1
+    slow_gpu = json.loads(GPU_FIXTURE.read_text(encoding="utf-8"))
+    slow_gpu["rnn_vs_attention"]["attention_train_ms"] = [2.0, 4.0, 8.0, 16.0]   # flat throughput
+    path = tmp_path / "gpu-flat.json"
+    path.write_text(json.dumps(slow_gpu), encoding="utf-8")
+    flat = verdict("training-throughput", **dict(falling, **bench_values(path)))
+    assert flat.kind == "fails" and "本行按结果文件 gpu-flat.json 判定" in flat.reason
+
+
+def test_a_gpu_results_file_decides_the_time_of_short_sequences_but_not_its_memory():
+    slower = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
+    assert verdict("short-sequences", **slower).kind == "fails"
+    result = verdict("short-sequences", **dict(slower, **bench_values(GPU_FIXTURE)))
+    assert result.kind == "partly"   # 4 times faster everywhere on the fixture, memory still unmeasured
+    assert "本行的时间按结果文件" in result.reason and "结果文件也只记下了时间" in result.reason
+    assert "GPU 是注意力的" not in result.values and "99.0" in result.values   # the build's values stay the build's
+
+
+def test_of_two_gpu_files_the_first_by_name_decides_and_the_other_is_named(tmp_path):
+    second = tmp_path / "zz-second-gpu.json"
+    second.write_text(GPU_FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    values = dict(throughput([3.0, 5.0, 7.6, 34.6]), **bench_values(GPU_FIXTURE, second))
+    result = verdict("training-throughput", **values)
+    assert result.kind == "holds" and result.reason.count("本行按结果文件") == 1
+    assert f"结果文件 {second.name} 也可以判定本行，本行按排在前面的 {GPU_FIXTURE.name} 判定。" in result.reason
+
+
+def test_a_results_file_of_uneven_lists_cannot_decide():
+    values = dict(TIMINGS, **bench_values(GPU_FIXTURE))
+    values["bench_train_speedup"] = []
+    with pytest.raises(CheckError, match="one item per results file"):
+        verdict("short-sequences", **values)
 
 
 def test_an_unmeasured_part_caps_a_holding_check_at_partly():

@@ -8,6 +8,12 @@ that file and implemented below):
   ``attnbook.glue`` (myst-nb's glue data). The ledger evaluates it at build time and
   shows the values, a one-line reason and the verdict: 成立（本次构建实测）, 部分成立 or
   不成立（本次构建实测）;
+* ``files:`` under ``check:``, the numbers of the results files that
+  ``python -m attnbook.bench`` wrote on other hardware (committed under
+  ``book/data/bench/``, read by the cost page): shown on the row apart from this build's,
+  each after its provenance; a claim may be judged on such a file only where the claim
+  says the file decides it (for parallel hardware: a GPU or TPU device kind), and the
+  reason then names the file;
 * ``unverifiable:`` bibtex keys, for a claim no code in this book can measure:
   无法在本书中验证, with the literature and the reason; ``unsourced: true`` instead,
   for such a claim no literature the book found discusses.
@@ -75,6 +81,7 @@ COLUMNS = (("编号", "claim-number", 6), ("原稿的论断", "claim-claim", 26)
            ("本次构建的数值", "claim-values-cell", 22), ("判定", "claim-verdict-cell", 26),
            ("依据", "claim-backing", 20))
 VALUE_MIME = "application/vnd.attnbook.value+json"  # attnbook.glue.VALUE_MIME, prefix stripped
+FILE_PREFIX = "bench_"  # a value glued with one item per results file of book/data/bench/
 
 
 def load_claims(path):
@@ -193,6 +200,7 @@ class Verdict:
     names: list = field(default_factory=list)
     tests: str = ""  # "passed" or "failed" when marked tests back the claim, else ""
     basis: str = "measured"  # or "construction": the code decides it, the same on every build
+    files: list = field(default_factory=list)  # one line per results file of other hardware
 
     @property
     def label(self):
@@ -212,6 +220,12 @@ def evaluate(claim, recorded):
     claim no code of this book measures) and ``qualified`` (a part the editor limits
     by definition, not by a measurement). A claim with either is at most 部分成立, and
     its reason ends by naming that part.
+
+    Optional ``files`` reads the results files of other hardware (values glued as
+    ``bench_<name>``, one item per file; :func:`file_scopes`): each file gets a line of
+    values, and the first whose ``decides`` is true is the one the claim is judged on
+    (``judged``, a list of booleans, tells ``let`` which); then ``files.unmeasured`` takes
+    the place of ``unmeasured``, since the file measured that part (see :func:`_files`).
     """
     if "check" not in claim:
         if claim.get("unverifiable") or claim.get("unsourced"):
@@ -249,8 +263,10 @@ def evaluate(claim, recorded):
             raise CheckError(f"claim {claim['id']!r}: {what} {expression!r} is NaN")
         return result
 
+    files = _files(claim, recorded) if "files" in check else []
+    scope["judged"] = [file["judged"] for file in files]
     for name, expression in (check.get("let") or {}).items():
-        if not str(name).isidentifier() or name in FUNCTIONS:
+        if not str(name).isidentifier() or name in FUNCTIONS or name == "judged":
             raise CheckError(f"claim {claim['id']!r}: let: cannot name {name!r}")
         scope[name] = run(expression, f"let {name}")
     kind = "fails"
@@ -267,17 +283,75 @@ def evaluate(claim, recorded):
     reason = check["reason"][kind]
     read(template_names(reason), f"reason.{kind}")
     names = [n for n in scope if n in recorded]
-    reason = fill(reason, scope).strip()
+    reason = fill(reason, scope).strip() + "".join(file["reason"] for file in sorted(files, key=lambda f: not f["judged"]))
     for key, heading in (("unmeasured", "本书没有测的部分"), ("qualified", "编者限定的部分")):
         part = str(check.get(key, "")).strip()
+        if key == "unmeasured" and any(scope["judged"]):  # judged on a results file of that hardware:
+            part = str(check["files"].get("unmeasured", "")).strip()  # what even the file leaves out
         if part:  # a half the book cannot measure, or corrects by definition, caps the verdict
             kind = "partly" if kind == "holds" else kind
             reason = f"{reason}{heading}：{part}"
     construction = str(check.get("construction", "")).strip()
     if construction:
         reason = f"{reason}由代码决定：{construction}"
-    return Verdict(kind, reason, fill(shown, scope).strip(), names,
+    return Verdict(kind, reason, fill(shown, scope).strip(), names, files=[file["values"] for file in files],
                    basis="construction" if construction else "measured")
+
+
+def file_scopes(recorded, claim_id="?"):
+    """One ``{name: value}`` per results file: the item of every recorded ``bench_<name>``
+    for that file, under ``<name>``. The cost page glues each such value as a list with
+    one item per file of ``book/data/bench/``, in the order of ``bench_file``."""
+    if FILE_PREFIX + "file" not in recorded:
+        raise CheckError(f"claim {claim_id!r}: files: reads results files, but no cell recorded "
+                         f"{FILE_PREFIX}file")
+    count = len(recorded[FILE_PREFIX + "file"])
+    per_file = {name[len(FILE_PREFIX):]: value for name, value in recorded.items() if name.startswith(FILE_PREFIX)}
+    uneven = sorted(FILE_PREFIX + name for name, value in per_file.items()
+                    if not isinstance(value, list) or len(value) != count)
+    if uneven:
+        raise CheckError(f"claim {claim_id!r}: {uneven} do not hold one item per results file ({count})")
+    return [{name: value[i] for name, value in per_file.items()} for i in range(count)]
+
+
+def _files(claim, recorded):
+    """``[{"judged", "values", "reason"}]``, one per results file, for ``check: files:``.
+
+    ``decides`` (an expression on the file's values) says whether the file may decide
+    the claim; the first file that may (in the order of ``bench_file``) is the one the
+    claim is judged on, and its sentence is ``judged``; every other file gets
+    ``not_judged`` (or, when it may decide too, a sentence naming the file judged on).
+    The sentences follow the reason; ``values`` is the file's line under this build's values."""
+    spec = claim["check"]["files"]
+    missing = [key for key in ("values", "decides", "judged", "not_judged") if key not in spec]
+    if missing:
+        raise CheckError(f"claim {claim['id']!r}: files: has no {missing}")
+    code, names = parse_expression(spec["decides"])
+    read = names + [n for key in ("values", "judged", "not_judged") for n in template_names(spec[key])]
+    out, first = [], None
+    for scope in file_scopes(recorded, claim["id"]):
+        unknown = sorted({n for n in read if n not in scope})
+        if unknown:
+            raise CheckError(f"claim {claim['id']!r}: files: names {unknown}, which no cell recorded as "
+                             f"{FILE_PREFIX}<name>")
+        if any(_has_nan(scope[n]) for n in read):
+            raise CheckError(f"claim {claim['id']!r}: a value of results file {scope.get('file')!r} is NaN")
+        try:
+            decides = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
+        except Exception as error:  # a check that raises cannot decide
+            raise CheckError(f"claim {claim['id']!r}: files.decides raised {type(error).__name__}: {error}") from None
+        if not isinstance(decides, bool):
+            raise CheckError(f"claim {claim['id']!r}: files.decides gave {decides!r}, not true or false")
+        judged = decides and first is None
+        first = scope.get("file") if judged else first
+        if judged:
+            reason = fill(spec["judged"], scope)
+        elif decides:
+            reason = f"结果文件 {scope.get('file')} 也可以判定本行，本行按排在前面的 {first} 判定。"
+        else:
+            reason = fill(spec["not_judged"], scope)
+        out.append({"judged": judged, "values": fill(spec["values"], scope).strip(), "reason": reason.strip()})
+    return out
 
 
 def evaluate_all(claims, recorded, tests=None):
@@ -744,7 +818,7 @@ def _fill(app, doctree, fromdocname):
             text = verdict.values if verdict and verdict.values else "—"
             if text == "—" and isinstance(slot.parent, nodes.entry):
                 slot.parent["classes"].append("claim-no-values")  # a phone leaves the cell out
-            slot.replace_self(nodes.paragraph("", text, classes=["claim-values"]))
+            slot.replace_self(_values_box(text, verdict.files if verdict else []))
         elif slot["part"] == "verdict":
             slot.replace_self(_verdict_box(verdict))
         else:
@@ -754,6 +828,20 @@ def _fill(app, doctree, fromdocname):
     for table in doctree.findall(nodes.table):
         if "claims-ledger" in table["classes"]:
             _add_break_points(table)
+
+
+def _values_box(text, files):
+    """This build's values; under them, apart and each after its provenance, every results file's."""
+    if not files:
+        return nodes.paragraph("", text, classes=["claim-values"])
+    box = nodes.container(classes=["claim-values-sources"])
+    build = nodes.paragraph("", "", classes=["claim-values"])
+    build += nodes.strong("", "本次构建：")
+    build += nodes.Text(text)
+    box += build
+    for line in files:
+        box += nodes.paragraph("", line, classes=["claim-values", "claim-file-values"])
+    return box
 
 
 def _verdict_box(verdict):

@@ -5,8 +5,8 @@ the package in ``code/`` would leave every page's output as it was (the known ho
 jupyter-cache). This extension closes it and speeds the build up:
 
 * **A key for what the pages run.** At ``config-inited`` it hashes every file of
-  ``code/``, ``requirements.txt``, the Python version and the kernel (ipykernel's
-  version), and points ``nb_execution_cache_path`` at a cache folder named after that
+  ``code/``, ``requirements.txt``, ``book/data/`` (the results files the cost page reads),
+  the Python version and the kernel (ipykernel's version), and points ``nb_execution_cache_path`` at a cache folder named after that
   hash. Changing any of them changes a Sphinx ``env`` setting, so Sphinx rereads every
   page, finds nothing in the new folder and executes every page again; a page whose own
   code cells change misses the cache in the same folder and runs alone. Prose edits run
@@ -58,7 +58,7 @@ KEEP_CACHES = 3  # cache folders kept, newest first
 _SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}
 
 
-def dependency_key(root, inputs=("code", "requirements.txt")):
+def dependency_key(root, inputs=("code", "requirements.txt", "book/data")):
     """A short hash of everything the pages' code depends on besides their own cells.
 
     Covers every file under the ``inputs`` (folders walked recursively, caches and
