@@ -407,6 +407,20 @@ def test_colophon_gives_build_machine_commit_and_version():
         assert re.search(pattern, colophon), (pattern, colophon)
 
 
+def test_the_pdf_and_the_offline_zip_come_from_the_sites_build():
+    """The preface says the PDF and the zip are the site's build: the colophon names the
+    commit the site's pages cite, and the zip holds the site's pages byte for byte."""
+    import zipfile
+
+    cited = re.search(r"提交 ([0-9a-f]{12})", soup("book/ch04/attention").get_text()).group(1)
+    colophon = squeezed(pages_text()[first_page_with("版本说明") - 1])
+    assert f"源码提交{cited}" in colophon, (cited, colophon)
+    with zipfile.ZipFile(BUILD / "attention-book-html.zip") as zipped:
+        for page in ("book/claims.html", "book/ch04/cost.html", "book/ch04/attention.html"):
+            name = next(n for n in zipped.namelist() if n.endswith(page))
+            assert zipped.read(name) == (HTML / page).read_bytes(), page
+
+
 def test_site_offers_the_pdf():
     assert (HTML / PDF.name).read_bytes() == PDF.read_bytes(), "make pdf copies the PDF next to the site"
     for docname, _ in toc_pages():

@@ -107,7 +107,7 @@ def near(a, b, tol):
 
 
 FUNCTIONS = {"all": all, "any": any, "len": len, "abs": abs, "min": min, "max": max,
-             "sum": sum, "zip": zip, "sorted": sorted, "round": round, "sqrt": math.sqrt,
+             "sum": sum, "zip": zip, "sorted": sorted, "round": round, "sqrt": math.sqrt, "log": math.log,
              "near": near}
 _ALLOWED = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,

@@ -17,17 +17,18 @@ SCALINGS = {
     "d_model": lambda d_k, heads: np.sqrt(heads * d_k),  # the mistake: √d_model
 }
 #: :func:`measure_scaling` 对每个维度报告的统计量。
-METRICS = ("max_weight", "entropy", "grad_norm")
+METRICS = ("max_weight", "entropy", "grad_norm", "grad_norm_median")
 DEPTHS = tuple(2**i for i in range(2, 10))  # 4 .. 512
 
 
 def softmax_stats(logits, upstream):
     """``softmax(logits)`` 的逐行统计量，``logits`` 形状为 ``(rows, n_k)``。
 
-    返回一个浮点数字典，每项都是对各行的平均：``max_weight`` 是最大的权重；
+    返回一个浮点数字典，除最后一项外都是对各行的平均：``max_weight`` 是最大的权重；
     ``entropy`` 是熵，单位 nat，均匀分布为 ``log n_k``，独热为 0；``grad_norm`` 是
     ``sum(weights * upstream)`` 对 ``logits`` 的梯度范数，用 ``tf.GradientTape``
-    穿过 softmax 求得。``upstream`` 与 ``logits`` 同形。计算用 float64。
+    穿过 softmax 求得；``grad_norm_median`` 是各行梯度范数的中位数（少数没有饱和的行
+    会把均值撑高，中位数看的是典型的一行）。``upstream`` 与 ``logits`` 同形。计算用 float64。
     """
     logits = tf.constant(logits, tf.float64)  # float64: saturated gradients stay > 0
     with tf.GradientTape() as tape:
@@ -41,6 +42,7 @@ def softmax_stats(logits, upstream):
         "max_weight": float(w.max(-1).mean()),
         "entropy": float(entropy.mean()),
         "grad_norm": float(np.linalg.norm(grad, axis=-1).mean()),
+        "grad_norm_median": float(np.median(np.linalg.norm(grad, axis=-1))),
     }
 
 
