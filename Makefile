@@ -82,7 +82,7 @@ $(STAMP): requirements.txt code/pyproject.toml
 	touch $@
 
 # --all: every page is read again, so no incremental build hides a warning; pages whose
-# code and package are unchanged come from the execution cache (book/_ext/execution.py).
+# code and package are unchanged come from the execution cache (book/_ext/reading/execution.py).
 # -W -n --keep-going: every warning and every broken reference fails the build, and all
 # of them are reported at once.
 # The PDF and the zip in _build/html were made from the last build: a new build removes
@@ -98,7 +98,7 @@ pdf: $(PDF)
 # Printed by headless Chromium from _build/html (tools/pdf.py, tools/pdfbook/); it also
 # copies the PDF into _build/html, where the download menu links to it.
 $(PDF): $(HTML) tools/pdf.py $(wildcard tools/pdfbook/*)
-	$(BIN)/python tools/pdf.py
+	$(BIN)/python -m tools.pdf
 
 dist: $(SITE_ZIP)
 

@@ -5,7 +5,6 @@ Page lists are computed when tests are collected, so they work without a build t
 the tests that need one then fail through the ``book`` marker (see conftest.py).
 """
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -83,11 +82,3 @@ def glossary_entries():
 def clean(text):
     """Whitespace collapsed and heading marks dropped, for comparing visible text."""
     return re.sub(r"\s+", " ", text.replace("#", "")).strip()
-
-
-def load_extension(name):
-    """A module of book/_ext, loaded from its file (the book's extensions are no package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 from buildfiles import HTML, ROOT
 
 DOWNLOADS = HTML / "_sources"
-VERSIONS_CELL_ID = "attnbook-versions"  # the first cell, added by book/_ext/notebook_download.py
+VERSIONS_CELL_ID = "attnbook-versions"  # the first cell, added by book/_ext/writing/notebook_download.py
 
 
 def install_requirement(extra):

@@ -108,7 +108,7 @@ def test_figure_20_is_numbered_with_caption_and_alt_text():
 
 @pytest.mark.parametrize("page", executed_pages())
 def test_figures_are_inline_svg_with_their_alt_text(page):
-    """book/_ext/figures.py puts every figure into the page: named, sized, no <img> left."""
+    """book/_ext/resolving/figures.py puts every figure into the page: named, sized, no <img> left."""
     for figure in soup(page).select("figure"):
         svg = figure.select_one("svg.attnbook-svg")
         assert svg is not None and not figure.find("img"), f"{page}#{figure.get('id')}: not an inline SVG"

@@ -1,8 +1,8 @@
 """The built site's assets, read from _build (no browser): what makes pages light.
 
-The two subset fonts (book/_ext/webfonts.py) have a glyph for every formula character
+The two subset fonts (book/_ext/after/webfonts.py) have a glyph for every formula character
 and every icon the pages show, and stay small; every <img> carries its size and loads
-lazily (book/_ext/images.py); search titles show no TeX (book/_ext/mathml.py); and the
+lazily (book/_ext/writing/images.py); search titles show no TeX (book/_ext/writing/mathml.py); and the
 offline copy (`make dist`) holds the whole site, next to it, where the preface links.
 The browser checks of the same things are in test_page_weight.py, test_formulas.py,
 test_controls.py and test_offline.py.
@@ -13,7 +13,8 @@ import zipfile
 
 import pytest
 
-from buildfiles import BUILD, HTML, html_pages, load_extension, search_index, soup
+from book._ext.after import webfonts
+from buildfiles import BUILD, HTML, html_pages, search_index, soup
 
 pytestmark = pytest.mark.book
 
@@ -21,7 +22,6 @@ pytestmark = pytest.mark.book
 def test_the_fonts_have_every_glyph_the_pages_show():
     from fontTools.ttLib import TTFont
 
-    webfonts = load_extension("webfonts")
     fonts = HTML / "_static" / "fonts"
     math_font, icon_font = TTFont(fonts / "book-math.woff2"), TTFont(fonts / "book-icons.woff2")
     math_cmap, icon_cmap = math_font.getBestCmap(), icon_font.getBestCmap()

@@ -1,4 +1,4 @@
-"""The execution cache decides right (book/_ext/execution.py), proved on a small copy.
+"""The execution cache decides right (book/_ext/reading/execution.py), proved on a small copy.
 
 The copy has the book's configuration, extensions and templates, a tiny package in its
 own code/ (on the kernel's PYTHONPATH) and two executed pages, one of which prints a
@@ -139,7 +139,7 @@ def test_extension_edit_writes_every_page_again_and_executes_nothing(book):
     before = index_entries(book)
     tooltip = "下载全书 PDF（含构建时的真实输出）"
     assert all(tooltip in html(book, page) for page in ("index", "uses", "plain"))
-    edit(book / "book" / "_ext" / "book_pdf.py", tooltip, "改过的扩展写的提示")
+    edit(book / "book" / "_ext" / "writing" / "book_pdf.py", tooltip, "改过的扩展写的提示")
     log = build_log(book)
     assert not EXECUTED.findall(log), "an extension edit ran the pages' code again"
     for page in ("index", "uses", "plain"):

@@ -1,6 +1,6 @@
 """「引用本节」: every page cites itself in GB/T 7714 and BibTeX, with edition and commit.
 
-The citation is made by book/_ext/cite_section.py and shown under the article by
+The citation is made by book/_ext/writing/cite_section.py and shown under the article by
 book/_templates/cite-section.html. Read from the build: each page of the book has both
 forms, naming its own title and address, the package's version (code/pyproject.toml)
 and a commit of this repository. In Chromium: 复制 puts the text on the clipboard, with
@@ -16,17 +16,18 @@ from datetime import datetime, timezone
 
 import pytest
 
-from buildfiles import ROOT, SECTION, html_pages, load_extension, soup
+from book._ext.shared.checkout import site_url
+from book._ext.writing import cite_section as cite
+from buildfiles import ROOT, SECTION, html_pages, soup
 
-cite = load_extension("cite_section")
 EDITION = tomllib.loads((ROOT / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 PAGES = [p for p in html_pages(include_404=False) if p.startswith("book/")] or ["<no build>"]
 
 
 def test_site_url_is_the_pages_address_of_the_repository():
-    assert cite.site_url("https://github.com/Attention-Book/attention-book") == \
+    assert site_url("https://github.com/Attention-Book/attention-book") == \
         "https://attention-book.github.io/attention-book/"
-    assert cite.site_url("https://example.org/x") == ""
+    assert site_url("https://example.org/x") == ""
 
 
 def test_citations_carry_title_edition_commit_and_address():

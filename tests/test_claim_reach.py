@@ -17,9 +17,9 @@ import string
 
 import pytest
 
-from buildfiles import EXECUTED, ROOT, load_extension
+from book._ext.resolving import claims as claims_ext
+from buildfiles import EXECUTED, ROOT
 
-claims_ext = load_extension("claims")
 CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
 CHECKED = {claim["id"]: claim for claim in CLAIMS if "check" in claim}
 

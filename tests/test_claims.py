@@ -1,7 +1,7 @@
 """The claims ledger: every verdict is computed from recorded values, and can fail.
 
 book/claims.yml quotes the manuscript and states a check for each claim; the evaluator
-in book/_ext/claims.py decides it from the values the book's cells glued. The unit tests
+in book/_ext/resolving/claims.py decides it from the values the book's cells glued. The unit tests
 here run the evaluator on values made up for the purpose (no build): a value that breaks
 a check flips the verdict, and a check that names an unrecorded value, meets a NaN or is
 malformed cannot decide and fails. The ``book`` tests at the end read the built ledger.
@@ -16,9 +16,10 @@ from types import SimpleNamespace
 import pytest
 
 import manuscript
-from buildfiles import EXECUTED, ROOT, load_extension, soup
+from book._ext.reading import editorial as editorial_ext
+from book._ext.resolving import claims as claims_ext
+from buildfiles import EXECUTED, ROOT, soup
 
-claims_ext = load_extension("claims")
 CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
 BY_ID = {claim["id"]: claim for claim in CLAIMS}
 IDS = set(BY_ID)
@@ -623,7 +624,6 @@ def test_the_collector_reads_tagged_cells_and_the_values_glued_on_the_page(tmp_p
 
 
 def test_the_collectors_merge_what_parallel_readers_collected():
-    editorial_ext = load_extension("editorial")
     for collector, stores in [(claims_ext.ClaimsCollector(), claims_ext.ClaimsCollector.STORES),
                               (editorial_ext.EditorialCollector(), editorial_ext.EditorialCollector.STORES)]:
         main = _Env(**{store: {"kept": 1} for store in stores})

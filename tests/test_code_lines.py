@@ -1,4 +1,4 @@
-"""book/_ext/code_lines.py: each line of a code input in a ``span.line``, the code unchanged.
+"""book/_ext/writing/code_lines.py: each line of a code input in a ``span.line``, the code unchanged.
 
 The markup is what lets a phone wrap a long line with a continuation mark (book.css,
 its last section; tests/test_code_wrap_browser.py looks at it in Chromium). Here: the
@@ -14,9 +14,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from buildfiles import html_pages, load_extension, soup
+from book._ext.writing import code_lines
+from buildfiles import html_pages, soup
 
-code_lines = load_extension("code_lines")
 
 SOURCE = '''class Layer:
     """多行的

@@ -1,6 +1,6 @@
 """On a phone every line of code can be read without scrolling sideways (headless Chromium).
 
-book/_ext/code_lines.py puts each source line of a code input in a ``span.line``; the
+book/_ext/writing/code_lines.py puts each source line of a code input in a ``span.line``; the
 last section of book.css wraps those lines at a phone's width, hangs the continuation
 rows under the line's indentation and draws a ⤷ mark on each continuation row (a mask,
 no character). One load of each chapter page at 390 px checks that

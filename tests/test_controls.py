@@ -1,7 +1,7 @@
 """The page's controls, driven in Chromium: every icon drawn, every button doing its job.
 
 fontawesome.js is gone; the theme's CSS draws the icons with book-icons.woff2, the icon
-font cut down at build time (book/_ext/webfonts.py). Every icon a page shows must come
+font cut down at build time (book/_ext/after/webfonts.py). Every icon a page shows must come
 out of that font with a non-empty box, and each control must still work: the download
 menu (.ipynb, .md, 打印为 PDF), full screen, the colour-mode switch, search (the button
 and Ctrl+K), and both sidebar toggles, on a desktop and on a phone. The view switch

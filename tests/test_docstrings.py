@@ -29,7 +29,8 @@ from sphinx.ext.napoleon import Config
 from sphinx.ext.napoleon.docstring import GoogleDocstring
 from sphinx.pycode import ModuleAnalyzer
 
-from buildfiles import ROOT, load_extension
+from book._ext.reading.cjk_linebreaks import join_cjk_breaks
+from buildfiles import ROOT
 
 BOOK = ROOT / "book"
 CODE_BOX_COLUMNS = 80
@@ -325,7 +326,6 @@ def test_api_derivation_follows_all_and_members(tmp_path, monkeypatch):
 
 
 def test_line_breaks_between_chinese_characters_are_joined():
-    join_cjk_breaks = load_extension("cjk_linebreaks").join_cjk_breaks
     tree = publish_doctree("可广播到\n同一形状，\nTrue 表示可以看；\n``(n,\nn)``\n形状。\n\n"
                            "::\n\n    代码\n    保持原样\n")
     join_cjk_breaks(tree)

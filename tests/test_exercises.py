@@ -32,7 +32,9 @@ from attnbook.exercises.__main__ import main
 from attnbook.exercises.buggy import BuggyMultiHeadAttention
 from attnbook.exercises.catalog import SECTION
 import exercise_answers as A
-from buildfiles import ROOT, load_extension
+from book._ext.config import exercise_starter as STARTER
+from book._ext.reading import numbering
+from buildfiles import ROOT
 
 S = solutions
 PAGE = ROOT / "book" / "ch04" / "exercises.md"
@@ -130,7 +132,7 @@ def test_catalog_ids_follow_the_order_of_the_book():
         numfig_format = {}
         editorial_figure_format = ""
 
-    load_extension("numbering")._section_numbers(None, Config)
+    numbering._section_numbers(None, Config)
     assert ".".join(str(n) for n in Config.enumerable_prefix["exercise"]) == SECTION
     assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
     assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
@@ -198,7 +200,6 @@ def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():
 # --- the starter page ----------------------------------------------------------------
 
 
-STARTER = load_extension("exercise_starter")
 
 
 def starter_code_cells():

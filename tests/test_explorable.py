@@ -15,9 +15,7 @@ import pytest  # noqa: E402
 from attnbook import MiniMultiHeadAttention, plots, scaled_dot_product_attention, tf  # noqa: E402
 from attnbook.plots import _explorable, figure_svg  # noqa: E402
 from attnbook.twin_fixtures import CASES, twin_cases  # noqa: E402
-from buildfiles import load_extension  # noqa: E402
-
-figures_ext = load_extension("figures")
+from book._ext.resolving import figures as figures_ext  # noqa: E402
 plots.setup()
 
 

@@ -1,4 +1,4 @@
-"""The explorable figures (book/_ext/explore.js) in Chromium: every control moved, every
+"""The explorable figures (book/_ext/static/explore.js) in Chromium: every control moved, every
 shown value compared with the package's.
 
 For each figure the build made explorable, the build wrote the package's weights for
@@ -32,7 +32,7 @@ from matplotlib import colormaps
 from PIL import Image
 
 from browsing import ARTIFACTS
-from buildfiles import BUILD, HTML, ROOT
+from buildfiles import BUILD, HTML
 
 pytestmark = pytest.mark.browser
 
@@ -371,11 +371,12 @@ SCRIPTS = ["twin.js", "explore.js", "explore-scaling.js", "explore-masks.js", "e
 
 def added_bytes(page: str) -> bytes:
     """What the explorable figures put into ``page``: their scripts and their inputs."""
-    from buildfiles import load_extension, soup
+    from book._ext.resolving.figures import compact_js
+    from book._ext.shared.scripts import script
+    from buildfiles import soup
 
-    figures_ext = load_extension("figures")
     html = soup(page)
-    ours = {figures_ext.compact_js((ROOT / "book" / "_ext" / name).read_text(encoding="utf-8")) for name in SCRIPTS}
+    ours = {compact_js(script(name)) for name in SCRIPTS}
     parts = [s.string or "" for s in html.find_all("script") if (s.string or "") in ours]
     parts += [s.string or "" for s in html.select("script.attnbook-explorable-data")]
     return "".join(parts).encode("utf-8")

@@ -1,13 +1,13 @@
 """The book's figures in Chromium: at home on both themes, and heat maps read exactly.
 
-Every figure is an inline SVG (book/_ext/figures.py). For each page with figures, in the
+Every figure is an inline SVG (book/_ext/resolving/figures.py). For each page with figures, in the
 light and the dark theme, whether the system asks for it or the reader picks it with
 the theme switch (no reload), each figure is photographed three times: as shown, with
 the SVG hidden (what lies behind it) and with its labels hidden (what lies behind each
 label). The figure's border must be the page's own background, pixel for pixel, and
 every label's colour must reach a contrast of 4.5:1 against what lies behind it.
 
-The heat maps (book/_ext/heatmap.js) are read by pointer, by touch on a phone and by
+The heat maps (book/_ext/static/heatmap.js) are read by pointer, by touch on a phone and by
 keyboard, and the number shown is checked three ways: against the weights the page
 printed, against the data the build embedded (which tests/test_plots.py proves equal to
 the drawn arrays), and against the colour of the pixel under the pointer.

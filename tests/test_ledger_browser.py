@@ -1,6 +1,6 @@
 """The claims ledger (论断核对表) in Chromium, at a desktop's width and at a phone's.
 
-The ledger is a five-column table (book/_ext/claims.py; its CSS is the section "The
+The ledger is a five-column table (book/_ext/resolving/claims.py; its CSS is the section "The
 claims ledger" of book/_static/book.css). One load per width:
 
 * at 1280 px it is wider than the text column above it (it takes the margin the page's
@@ -32,7 +32,7 @@ PHONE = {"width": 390, "height": 844}
 # separated by white space, with whether the break is allowed: in code, after "/", "::"
 # or "_" or before "."; elsewhere, anywhere but between two ASCII characters (CJK text
 # breaks between any two characters), unless at those separators or after "(", "," or a
-# hyphen (code quoted as text: book/_ext/claims.py, break_points). Consecutive characters are
+# hyphen (code quoted as text: book/_ext/resolving/claims.py, break_points). Consecutive characters are
 # compared within one block (a paragraph, a cell); a character starts a new line when its
 # box starts below the middle of the box of the character before it.
 BREAKS_JS = r"""() => {

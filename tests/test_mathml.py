@@ -1,4 +1,4 @@
-"""book/_ext/mathml.py: TeX to MathML Core at build time, and the math font's characters.
+"""book/_ext/writing/mathml.py: TeX to MathML Core at build time, and the math font's characters.
 
 Unit tests, no build: every TeX form the book uses converts to MathML a browser lays out
 as the formula, and TeX the converter cannot handle is refused instead of reaching the
@@ -10,10 +10,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from buildfiles import ROOT, load_extension
-
-mathml = load_extension("mathml")
-webfonts = load_extension("webfonts")
+from book._ext.after import webfonts
+from book._ext.writing import mathml
+from buildfiles import ROOT
 
 SECTION_FORMULA = (r"\operatorname{Attention}(Q, K, V) = "
                    r"\operatorname{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right) V")

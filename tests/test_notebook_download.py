@@ -1,4 +1,4 @@
-"""The downloaded notebook of a small book stands alone (book/_ext/notebook_download.py).
+"""The downloaded notebook of a small book stands alone (book/_ext/writing/notebook_download.py).
 
 The copy has the book's configuration and extensions, a tiny package in its own code/
 and two executed pages: one glues values, includes the package's code (inside an

@@ -1,4 +1,4 @@
-"""book/_ext/notebook_markdown.py: MyST markdown cells made plain Markdown for Jupyter.
+"""book/_ext/writing/notebook_markdown.py: MyST markdown cells made plain Markdown for Jupyter.
 
 No build: a small page object stands in for what Sphinx resolves.
 """
@@ -10,10 +10,7 @@ import textwrap
 import nbformat
 import pytest
 
-from buildfiles import load_extension
-
-sys.modules.setdefault("notebook_markdown", load_extension("notebook_markdown"))
-markdown = sys.modules["notebook_markdown"]
+from book._ext.writing import notebook_markdown as markdown
 
 SITE = "https://example.github.io/book/"
 

@@ -1,4 +1,4 @@
-"""book/_ext/images.py, mathml.py and webfonts.py in a one-page Sphinx build.
+"""book/_ext/writing/images.py, mathml.py and webfonts.py in a one-page Sphinx build.
 
 Independent of what the book's pages hold today: an image gets its pixel size and
 loading="lazy", a formula becomes MathML, a formula in a section title is plain text
@@ -7,12 +7,11 @@ font is written with the glyphs the page shows.
 """
 
 import io
-import sys
 
 import pytest
 from PIL import Image
 
-from buildfiles import load_extension, search_index
+from buildfiles import search_index
 
 pytestmark = pytest.mark.build
 
@@ -39,20 +38,15 @@ def build(tmp_path, page=PAGE):
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
-        "extensions = ['mathml', 'webfonts', 'images']\nhtml_math_renderer = 'mathml'\n"
+        "extensions = ['book._ext.writing.mathml', 'book._ext.after.webfonts', 'book._ext.writing.images']\n"
+        "html_math_renderer = 'mathml'\n"
         "html_theme = 'pydata_sphinx_theme'\n", encoding="utf-8")
     (src / "index.rst").write_text(page, encoding="utf-8")
     Image.new("RGB", (320, 200), "white").save(src / "picture.png")
-    names = ["mathml", "webfonts", "images"]
-    sys.modules.update({name: load_extension(name) for name in names})  # what Sphinx imports
-    try:
-        warnings = io.StringIO()
-        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
-                     status=None, warning=warnings, freshenv=True)
-        app.build()
-    finally:
-        for name in names:
-            sys.modules.pop(name, None)
+    warnings = io.StringIO()
+    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=warnings, freshenv=True)
+    app.build()
     return warnings.getvalue(), tmp_path / "out"
 
 

@@ -1,23 +1,9 @@
 """Unit tests of tools/pdfbook, the PDF's assembly, on a tiny made-up site (no build)."""
 
-import importlib.util
-import sys
-
 import pytest
 
 from buildfiles import ROOT
-
-
-def _load_pdfbook():
-    """tools/pdfbook, a package of the repository's tools (not installed), from its folder."""
-    spec = importlib.util.spec_from_file_location("pdfbook", ROOT / "tools" / "pdfbook" / "__init__.py")
-    module = sys.modules["pdfbook"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pdfbook = _load_pdfbook()
-from pdfbook import assemble, contents, document, exercises, toc  # noqa: E402
+from tools.pdfbook import assemble, contents, document, exercises, toc
 
 PAGE = """<html><head><link rel="stylesheet" href="../_static/a.css?v=1"><script src="../_static/m.js"></script>
 <script>DOCUMENTATION_OPTIONS.pagename = '{name}';</script><script>window.X = 1;</script></head>

@@ -30,7 +30,8 @@ import attnbook.plots  # noqa: E402
 from attnbook.plots import _theme, cost, figure_svg, flow, heatmaps, setup, wiring  # noqa: E402
 from attnbook.plots import scaling as scaling_plots  # noqa: E402
 from attnbook.scaling import measure_scaling  # noqa: E402
-from buildfiles import ROOT, load_extension  # noqa: E402
+from book._ext.resolving import figures as figures_ext  # noqa: E402
+from buildfiles import ROOT  # noqa: E402
 from terms import term_problems  # noqa: E402
 
 
@@ -190,10 +191,9 @@ def test_the_checker_catches_font_problems(label, kwargs, caplog):
         plt.close(fig)
 
 
-# --- the SVG the book's pages inline (attnbook.plots.figure_svg, book/_ext/figures.py) ----
+# --- the SVG the book's pages inline (attnbook.plots.figure_svg, book/_ext/resolving/figures.py) ----
 
 
-figures_ext = load_extension("figures")
 HEATMAP_CASES = [case for case in CASES if case.function.__module__ == heatmaps.__name__]
 # Colours a figure may draw with besides the theme's: the outlined dashes over a heat map.
 OVER_THE_MAP = {to_hex(_theme.OUTLINE_LINE), to_hex(_theme.OUTLINE_EDGE)}

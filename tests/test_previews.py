@@ -1,7 +1,7 @@
 """Named glossary anchors, the editor's terms linked, and link previews (hover, focus, Esc).
 
-book/_ext/glossary_links.py names each glossary anchor after the term's English name and
-links the first use of each term in the editor's prose; book/_ext/previews.py puts into
+book/_ext/resolving/glossary_links.py names each glossary anchor after the term's English name and
+links the first use of each term in the editor's prose; book/_ext/after/previews.py puts into
 each page (as JSON) a preview of every term, section, figure, table, equation, citation, API
 object and exercise its links point to, and previews.js shows them. Read from the build:
 the anchors, where the links are (never in the author's text), and that every preview
@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-from buildfiles import HTML, ROOT, SECTION, glossary_entries, html_pages, load_extension, soup
-
-sys.modules.setdefault("search_terms", load_extension("search_terms"))  # glossary_links imports it by name
-glossary_links = load_extension("glossary_links")
-previews = load_extension("previews")
+from book._ext.after import previews
+from book._ext.resolving import glossary_links
+from buildfiles import HTML, ROOT, SECTION, glossary_entries, html_pages, soup
 
 GLOSSARY = "book/glossary"
 DESKTOP = {"width": 1280, "height": 900}

@@ -25,6 +25,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import manuscript
+from book._ext.shared.scripts import STATIC
 from terms import term_problems, without_quotes
 from buildfiles import EXECUTED, ROOT, SECTION, executed_pages, html_pages, soup
 
@@ -298,11 +299,11 @@ def test_what_the_cells_print_uses_the_glossarys_terms(page):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "book" / "_ext").glob("*.js")))
+@pytest.mark.parametrize("script", sorted(p.name for p in STATIC.glob("*.js")))
 def test_what_the_widgets_write_uses_the_glossarys_terms(script):
     """The explorables write their summaries in the browser, so no built page holds them:
     their Chinese strings are read from the scripts themselves."""
-    source = (ROOT / "book" / "_ext" / script).read_text(encoding="utf-8")
+    source = (STATIC / script).read_text(encoding="utf-8")
     strings = re.findall(r"[`\"][^`\"\n]*[\u3400-\u9fff][^`\"\n]*[`\"]", source)
     problems = [(text, term_problems(text)) for text in strings if term_problems(text)]
     assert not problems, f"{script}: {problems}"

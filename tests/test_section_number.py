@@ -1,12 +1,13 @@
 """The section number is written once, in the exercise catalog; the book's number formats
-and the exercises' prefix take it from there (book/_ext/numbering.py)."""
+and the exercises' prefix take it from there (book/_ext/reading/numbering.py)."""
 
 from types import SimpleNamespace
 
 import yaml
 
 from attnbook.exercises.catalog import SECTION
-from buildfiles import ROOT, load_extension
+from book._ext.reading import numbering
+from buildfiles import ROOT
 
 
 def _sphinx_config():
@@ -26,7 +27,7 @@ def test_the_formats_and_the_exercise_prefix_take_the_catalogs_section():
     config = SimpleNamespace(numfig_format=dict(raw["numfig_format"]),
                              editorial_figure_format=raw["editorial_figure_format"],
                              enumerable_prefix={})
-    load_extension("numbering")._section_numbers(None, config)
+    numbering._section_numbers(None, config)
     assert config.editorial_figure_format.format(3) == f"编者图 {SECTION}-3"
     assert config.numfig_format["table"] % 2 == f"编者表 {SECTION}-2"
     assert config.enumerable_prefix["exercise"] == [int(n) for n in SECTION.split(".")]

@@ -5,7 +5,6 @@ for the command line, in a subprocess. Loopback only.
 """
 
 import http.client
-import importlib.util
 import socket
 import statistics
 import subprocess
@@ -18,11 +17,9 @@ from functools import partial
 import pytest
 
 from buildfiles import ROOT
+from tools import serve
 
 SERVE = ROOT / "tools" / "serve.py"
-_spec = importlib.util.spec_from_file_location("serve", SERVE)
-serve = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(serve)
 
 PREFIX = "/book/"
 

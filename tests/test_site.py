@@ -91,7 +91,7 @@ def test_page_offers_ipynb_and_md_downloads(page):
         assert f"{page}{suffix}" in links, (suffix, links)
         assert (HTML / "_sources" / f"{page}{suffix}").is_file()
     nb = nbformat.read(HTML / "_sources" / f"{page}.ipynb", as_version=4)
-    assert nb.cells[0].get("id") == "attnbook-versions"  # added by book/_ext/notebook_download.py
+    assert nb.cells[0].get("id") == "attnbook-versions"  # added by book/_ext/writing/notebook_download.py
     assert nb.cells[1].cell_type == "markdown" or "import attnbook" in nb.cells[1].source
 
 

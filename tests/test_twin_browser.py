@@ -1,8 +1,8 @@
-"""The JavaScript twin of the package's math (book/_ext/twin.js), run in Chromium against
+"""The JavaScript twin of the package's math (book/_ext/static/twin.js), run in Chromium against
 the package on every fixture the build wrote (attnbook.twin_fixtures), and mutated.
 
 The page's own copy of the twin is the one tested: it must be the file's text, compacted
-(book/_ext/figures.py drops indentation and comment lines) and inlined.
+(book/_ext/resolving/figures.py drops indentation and comment lines) and inlined.
 Each fixture is one sample of MiniMultiHeadAttention (projections given as data, head
 split, scaled dot product, masked softmax, head merge, output projection), with masks
 that include fully masked rows, several head counts and divisors. The twin's weights and
@@ -20,11 +20,13 @@ import json
 import pytest
 
 from browsing import ARTIFACTS
-from buildfiles import BUILD, ROOT, load_extension
+from book._ext.resolving.figures import compact_js
+from book._ext.shared.scripts import STATIC
+from buildfiles import BUILD
 
 pytestmark = pytest.mark.browser
 
-TWIN = ROOT / "book" / "_ext" / "twin.js"
+TWIN = STATIC / "twin.js"
 MECHANISM = "book/ch04/mechanism"
 CASES = BUILD / "fixtures" / "twin-cases.json"
 TOL_FLOAT64, TOL_FLOAT32 = 1e-6, 1e-5
@@ -69,7 +71,7 @@ def failing(results, n_cases):
 
 
 def test_twin_matches_the_package_and_a_mutated_twin_does_not(server, watch):
-    assert CASES.is_file(), f"{CASES} is missing: `make book` writes it (book/_ext/figures.py)"
+    assert CASES.is_file(), f"{CASES} is missing: `make book` writes it (book/_ext/resolving/figures.py)"
     cases = json.loads(CASES.read_text(encoding="utf-8"))["cases"]
     kinds = {c["mask_kind"] for c in cases}
     assert len(cases) >= 10 and {"padding", "causal", "random", "empty", None} <= kinds, kinds
@@ -79,9 +81,9 @@ def test_twin_matches_the_package_and_a_mutated_twin_does_not(server, watch):
 
     w = watch()
     w.open(server.url + f"{MECHANISM}.html")  # the page of the explorable figures
-    source = load_extension("figures").compact_js(TWIN.read_text(encoding="utf-8"))
+    source = compact_js(TWIN.read_text(encoding="utf-8"))
     inlined = w.page.evaluate("() => [...document.scripts].map((s) => s.textContent)")
-    assert source in inlined, "the page does not carry book/_ext/twin.js (compacted) as it is"
+    assert source in inlined, "the page does not carry book/_ext/static/twin.js (compacted) as it is"
 
     results = w.page.evaluate(COMPARE_JS, cases)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """The section page's three views, and the layout budgets of its default view (Chromium).
 
-The views (book/_ext/editorial.py): 原文 (the author alone), 原文 + 讲解 (the author and
+The views (book/_ext/reading/editorial.py): 原文 (the author alone), 原文 + 讲解 (the author and
 the editor's teaching; a new reader's default) and 全部 (with the editor's checking,
 folded into ``<details>`` elsewhere). Each test loads the page once and makes several
 checks on that load.

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Print the built book as one PDF: _build/html -> _build/pdf/attention-book.pdf.
 
-    python tools/pdf.py          # after `make book`; `make pdf` does both
+    python -m tools.pdf          # from the checkout's root, after `make book`; `make pdf` does both
 
 Reads the pages of _toc.yml from _build/html as the last build wrote them (their code
 is not run again), prints them in headless Chromium (see tools/pdfbook/) with the Noto
@@ -17,15 +16,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
+# Run as a module from the checkout's root (python -m puts the working folder on the path),
+# so that the colophon imports book._ext.reading.execution, by the name the build gives it,
+# and finds the build's execution cache by its key (book/ and tools/ are namespace packages).
+from tools.pdfbook import assemble, colophon, contents, document, fonts, toc
+from tools.pdfbook.printing import Printer
+
 ROOT = Path(__file__).resolve().parents[1]
-# The checkout's root, so that the colophon can import book/_ext/execution.py as
-# book._ext.execution (folders without __init__.py are namespace packages) and find
-# the build's execution cache by its key.
-sys.path.append(str(ROOT))
-
-from pdfbook import assemble, colophon, contents, document, fonts, toc  # noqa: E402
-from pdfbook.printing import Printer  # noqa: E402
-
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 OUT = BUILD / "pdf" / "attention-book.pdf"

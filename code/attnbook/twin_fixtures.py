@@ -1,8 +1,8 @@
 """Fixtures for the book's JavaScript twin: random cases and what the package computes on them.
 
 The explorable figures of the book recompute attention in the browser with a small
-JavaScript copy of this package's math (``book/_ext/twin.js``). The build writes the cases
-below to a JSON file; a browser test runs the twin on every case and compares. Each case
+JavaScript copy of this package's math (``book/_ext/static/twin.js``). The build writes the
+cases below to a JSON file; a browser test runs the twin on every case and compares. Each case
 is one sample: inputs ``x`` ``(n_q, features)`` and, for cross-attention, ``context``
 ``(n_k, features)``; Dense kernels and biases; a boolean mask ``(n_q, n_k)`` or None
 (padding, causal, random, with fully masked rows); a head count; and a divisor for the

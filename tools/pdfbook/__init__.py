@@ -1,6 +1,6 @@
 """The book as one PDF, printed by headless Chromium from the built site.
 
-``make pdf`` runs ``tools/pdf.py``, which uses these modules in turn:
+``make pdf`` runs ``tools/pdf.py`` (``python -m tools.pdf``), which uses these modules in turn:
 
 * ``toc``: the pages of ``_toc.yml`` in reading order, with their outline levels;
 * ``assemble``: one HTML document from the built pages in ``_build/html`` (no page is

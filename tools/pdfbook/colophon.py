@@ -2,24 +2,21 @@
 
 The book prints timings and memory figures measured while its pages ran, so the PDF
 says when the pages' code ran (the newest record of the execution cache that the
-build used, found by the key of book/_ext/execution.py), when the PDF was printed, on
+build used, found by the key of book/_ext/reading/execution.py), when the PDF was printed, on
 what machine (CPU count, Python and TensorFlow versions), from which commit, and with
-which version of the companion package.
+which version of the companion package: the commit and the version as the pages'
+citations give them (book/_ext/shared/checkout.py).
 """
 
 import html
-import importlib.metadata
 import os
 import platform
-import subprocess
-import tomllib
 from datetime import datetime, timezone
 
 from jupyter_cache import get_cache
 
-from book._ext.execution import dependency_key  # the checkout's root is on the path (tools/pdf.py)
-
-UNKNOWN = "未知"
+from book._ext.reading.execution import dependency_key
+from book._ext.shared.checkout import UNKNOWN, edition, git_commit, package_version
 
 
 def facts(root, build_dir):
@@ -29,7 +26,7 @@ def facts(root, build_dir):
         ("PDF 生成", _utc(datetime.now(timezone.utc))),
         ("机器", machine()),
         ("源码提交", commit(root)),
-        ("配套包", f"attnbook {source_version(root)}"),
+        ("配套包", f"attnbook {edition(root)}"),
     ]
 
 
@@ -38,39 +35,13 @@ def machine():
             f"TensorFlow {package_version('tensorflow', 'tensorflow-cpu')}")
 
 
-def source_version(root):
-    """The companion package's version in this checkout (code/pyproject.toml).
-
-    That is the metadata ``attnbook.__version__`` reports once the checkout is installed;
-    reading the file spares the PDF build an import of TensorFlow, and names the code
-    the pages ran (the build puts this checkout's code/ on the path) even where the
-    environment has another checkout installed.
-    """
-    project = tomllib.loads((root / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return project.get("version") or package_version("attnbook")
-
-
-def package_version(*names):
-    """The installed version of the first of ``names`` that is installed."""
-    for name in names:
-        try:
-            return importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return UNKNOWN
-
-
 def commit(root):
     """The commit checked out, marked when the work tree differs from it."""
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
-
-    try:
-        sha = git("rev-parse", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.CalledProcessError):
+    found = git_commit(root)
+    if found is None:
         return f"{UNKNOWN}（不在 git 仓库中构建）"
-    return f"{sha[:12]}（工作区另有未提交的改动）" if dirty else sha[:12]
+    sha, _, dirty = found
+    return f"{sha}（工作区另有未提交的改动）" if dirty else sha
 
 
 def executed_at(root, build_dir):

@@ -5,7 +5,7 @@ from, and attaches to it (``_svg.figure_svg`` writes it into the SVG's metadata)
 
 * ``inputs``: the input rows and the projections' kernels and biases, each as base64 of
   little-endian float32 with its shape. The page's JavaScript twin of the package's math
-  (``book/_ext/twin.js``) recomputes the weights from them; nothing is precomputed.
+  (``book/_ext/static/twin.js``) recomputes the weights from them; nothing is precomputed.
 * ``settings``: what the reader's controls can choose, and ``initial``, the settings of
   the figure as drawn, so the page starts from the build's figure.
 * ``expected``: the package's own weights for every setting (float32). The build moves

@@ -1,5 +1,5 @@
 // The saturation figure's controls (mechanism.md's √d_k measurement): an explore.js kind
-// (book/_ext/figures.py adds it inline). The page's own curves stay as the build drew them;
+// (book/_ext/resolving/figures.py adds it inline). The page's own curves stay as the build drew them;
 // moving d_k repeats the same measurement in the browser on a small ±1 sample that the
 // build wrote (attnbook.plots.explore_saturation) and marks the three results on each
 // panel with a ring. Until the slider moves, the figure is the build's.

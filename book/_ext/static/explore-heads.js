@@ -1,4 +1,4 @@
-// The heads figure's controls: an explore.js kind (book/_ext/figures.py adds it inline).
+// The heads figure's controls: an explore.js kind (book/_ext/resolving/figures.py adds it inline).
 (() => {
   "use strict";
   const { T, SVG, fixed, el, svgEl, rowsOf, paint, Explorable } = window.AttnbookExplore;

@@ -7,7 +7,7 @@ section) wraps code at a phone's width instead, and a wrapped line needs two thi
 that CSS cannot do to a bare ``<pre>``: its continuation rows indented under the line's
 own indentation, and a continuation mark on those rows only. Both need an element per
 source line, which this writes at HTML-writing time: the HTML translator in use is
-wrapped (as images.py does), and after Sphinx has highlighted a literal block, the
+wrapped (shared/translators.py, as for images.py), and after Sphinx has highlighted a literal block, the
 ``<pre>`` that Pygments wrote is split at its newlines into
 
     <span class="line" style="--indent:N">…tokens of the line…\\n</span>
@@ -30,6 +30,8 @@ import html
 import re
 
 from docutils import nodes
+
+from book._ext.shared.translators import wrap_html_translators
 
 _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
 _TOKEN = re.compile(r"<[^>]*>|[^<]+")
@@ -130,9 +132,6 @@ class CodeLinesMixin:
 
 
 def _wrap_translators(app):
-    # Imported here, so that a test can load this module alone (tests/buildfiles.py).
-    from images import wrap_html_translators  # a sibling extension: book/_ext is on the build's path
-
     wrap_html_translators(app, CodeLinesMixin, "CodeLines")
 
 

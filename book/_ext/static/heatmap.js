@@ -1,4 +1,4 @@
-// Heat maps read cell by cell (book/_ext/figures.py adds this inline to pages with heat maps).
+// Heat maps read cell by cell (book/_ext/resolving/figures.py adds this inline to pages with heat maps).
 // Each .attnbook-heatmap holds the figure's SVG and its panels as JSON: the id of the
 // <image> that draws the table, the panel's title, the axes' names and labels, and the
 // values (rows = queries). Pointer, tap or arrow keys pick a cell; its positions and exact

@@ -17,14 +17,14 @@ not read again, and those searches found nothing. ``_keep_index_entries`` loads 
 back, and drops those of pages that left the book.
 """
 
-import re
 from pathlib import Path
 
 from sphinx.search import IndexBuilder
 
+from book._ext.shared.glossary import glossary_block
+
 # A user-dictionary frequency high enough that jieba never splits the term.
 _FREQUENCY = 100_000
-_GLOSSARY_BLOCK = re.compile(r"^```\{glossary\}\n(.*?)^```", re.S | re.M)
 
 
 def glossary_terms(text):
@@ -33,10 +33,7 @@ def glossary_terms(text):
     A term is a non-indented, non-empty line; its definition is indented below it.
     Several term lines in a row name one entry (an alias such as 缩放点积).
     """
-    block = _GLOSSARY_BLOCK.search(text)
-    if block is None:
-        raise ValueError("no ```{glossary} block found in the glossary page")
-    lines = block.group(1).splitlines()
+    lines = glossary_block(text).splitlines()
     return [line.strip() for line in lines if line.strip() and not line[0].isspace()]
 
 

@@ -1,4 +1,4 @@
-// The scaling figure's controls: an explore.js kind (book/_ext/figures.py adds it inline).
+// The scaling figure's controls: an explore.js kind (book/_ext/resolving/figures.py adds it inline).
 (() => {
   "use strict";
   const { T, fixed, el, rowsOf, Explorable } = window.AttnbookExplore;

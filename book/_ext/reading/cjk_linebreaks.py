@@ -16,6 +16,8 @@ import re
 from docutils import nodes
 from docutils.transforms import Transform
 
+from book._ext.shared.nodes import in_code
+
 # Full-width punctuation, with the curly quotes, dash and ellipsis that Chinese uses.
 _PUNCT = "\u3000-\u303f\ufe30-\ufe4f\uff00-\uffef\u2018\u2019\u201c\u201d\u2014\u2026"
 # CJK radicals, ideographs, kana and the punctuation above.
@@ -25,21 +27,12 @@ _BREAK = re.compile(
     rf"|(?<=[{_PUNCT}])[ \t]*\n[ \t]*"
     rf"|[ \t]*\n[ \t]*(?=[{_PUNCT}])"
 )
-_CODE = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.math, nodes.comment)
-
-
-def _in_code(node):
-    while node is not None:
-        if isinstance(node, _CODE):
-            return True
-        node = node.parent
-    return False
 
 
 def join_cjk_breaks(doctree):
     """Remove those line breaks from every text node of ``doctree`` outside code."""
     for text in list(doctree.findall(nodes.Text)):
-        if text.parent is None or _in_code(text.parent):
+        if text.parent is None or in_code(text.parent):
             continue
         joined = _BREAK.sub("", str(text))
         if joined != str(text):

@@ -39,7 +39,8 @@ from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
 from sphinx.errors import ExtensionError
 from sphinx.util.nodes import split_explicit_title
 
-import notebook_markdown  # book/_ext is on sys.path: Jupyter Book puts local_extensions there
+from book._ext.shared.checkout import site_url
+from book._ext.writing import notebook_markdown
 
 VERSIONS_CELL_ID = "attnbook-versions"
 
@@ -123,12 +124,6 @@ def _repository_url(app):
     if not url.startswith("https://github.com/"):
         raise ExtensionError(f"repository.url in _config.yml must be the book's GitHub repository, got {url!r}")
     return url
-
-
-def site_url(repository_url):
-    """'https://github.com/o/r' -> 'https://o.github.io/r/', where GitHub Pages publishes it."""
-    owner, name = repository_url.rstrip("/").removesuffix(".git").split("/")[-2:]
-    return f"https://{owner.lower()}.github.io/{name}/"
 
 
 class BuiltPage(notebook_markdown.Page):

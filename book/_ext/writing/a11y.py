@@ -16,20 +16,18 @@
   code, formulas and raw HTML are left alone.
 
 The HTML translator in use is wrapped at ``builder-inited`` (after pydata-sphinx-theme's
-and images.py's wrappers), as images.py does.
+and images.py's wrappers), with shared/translators.py as images.py does.
 """
 
 import re
 
-from docutils import nodes
-
-from images import wrap_html_translators  # a sibling extension: book/_ext is on the build's path
+from book._ext.shared.nodes import in_code
+from book._ext.shared.translators import wrap_html_translators
 
 # A word with two Latin letters in a row (identifiers with _ and digits included), and
 # runs of such words separated by spaces or hyphens: one span per phrase.
 _WORD = r"[A-Za-z0-9_]*[A-Za-z]{2}[A-Za-z0-9_]*(?:['’-][A-Za-z0-9_]+)*"
 ENGLISH = re.compile(rf"{_WORD}(?:[ \t\n]+{_WORD})*")
-_CODE = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.math, nodes.comment)
 
 
 class AccessibleMarkupMixin:
@@ -40,7 +38,7 @@ class AccessibleMarkupMixin:
     def visit_Text(self, node):
         text = node.astext()
         if (self.protect_literal_text or getattr(self, "in_mailto", False) or not ENGLISH.search(text)
-                or _in_code(node) or (self.settings.language_code or "").startswith("en")):
+                or in_code(node) or (self.settings.language_code or "").startswith("en")):
             return super().visit_Text(node)
         out, end = [], 0
         for match in ENGLISH.finditer(text):
@@ -49,15 +47,6 @@ class AccessibleMarkupMixin:
             end = match.end()
         out.append(self.encode(text[end:]))
         self.body.append("".join(out))
-
-
-def _in_code(node):
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, _CODE) or "pre" in parent.get("classes", ()):
-            return True
-        parent = parent.parent
-    return False
 
 
 # The theme's listener is debounced (300 ms); nothing else of the page listens to resize

@@ -51,6 +51,8 @@ from docutils.parsers.rst import directives
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util.docutils import SphinxDirective
 
+from book._ext.shared.env import stores as env_stores
+
 LABEL = "编者"
 VIEWS = {"author": "原文", "lesson": "原文 + 讲解", "all": "全部（连同核对）"}
 DEFAULT_VIEW = "lesson"  # a new reader's view: the author and the editor's teaching
@@ -115,10 +117,7 @@ LISTED_AS = {"correction": "（更正原稿）", "qualifies": "（限定原稿�
 
 
 def _notes(env):
-    for store in EditorialCollector.STORES:
-        if not hasattr(env, store):
-            setattr(env, store, {})
-    return env
+    return env_stores(env, EditorialCollector.STORES)
 
 
 class EditorialDirective(SphinxDirective):

@@ -10,46 +10,12 @@ the checkout's, marked when the work tree had changes. Each has a 复制 button;
 reader's date of access (引用日期), which a build cannot know, is filled in by the page.
 """
 
-import importlib.metadata
 import re
-import subprocess
-import tomllib
 from pathlib import Path
 
 from markupsafe import Markup
 
-UNKNOWN = "未知"
-
-
-def _git(root, *args):
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def commit_facts(root):
-    """(short commit, date YYYY-MM-DD) of the checkout; the commit marked when dirty."""
-    try:
-        sha, date = _git(root, "log", "-1", "--format=%H %cs").split()
-        dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.CalledProcessError, ValueError):
-        return UNKNOWN, UNKNOWN
-    return (f"{sha[:12]}-dirty" if dirty else sha[:12]), date
-
-
-def edition(root):
-    """The companion package's version in this checkout, else the installed one's."""
-    pyproject = root / "code" / "pyproject.toml"
-    if pyproject.is_file():
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("version", UNKNOWN)
-    try:
-        return importlib.metadata.version("attnbook")
-    except importlib.metadata.PackageNotFoundError:
-        return UNKNOWN
-
-
-def site_url(repository_url):
-    """The GitHub Pages address of https://github.com/OWNER/REPO: https://OWNER.github.io/REPO/."""
-    m = re.match(r"https://github\.com/([^/]+)/([^/]+?)/?$", repository_url or "")
-    return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/" if m else ""
+from book._ext.shared.checkout import UNKNOWN, commit_facts, edition, site_url
 
 
 def _bibtex_key(pagename):

@@ -1,4 +1,4 @@
-// The masks figure's controls: an explore.js kind (book/_ext/figures.py adds it inline).
+// The masks figure's controls: an explore.js kind (book/_ext/resolving/figures.py adds it inline).
 (() => {
   "use strict";
   const { T, fixed, el, rowsOf, mean, Explorable } = window.AttnbookExplore;

@@ -17,10 +17,11 @@ whose size cannot be read is a build warning.
 
 import os
 import re
-import types
 
 from sphinx.util import logging
 from sphinx.util.images import get_image_size
+
+from book._ext.shared.translators import wrap_html_translators
 
 logger = logging.getLogger(__name__)
 
@@ -41,16 +42,6 @@ class ImageAttributesMixin:
                 extra.update(width=str(size[0]), height=str(size[1]))
         attributes = "".join(f' {k}="{v}"' for k, v in extra.items() if not re.search(rf'\s{k}="', tag))
         self.body[index] = re.sub(r"^(\s*<img)", rf"\1{attributes}", tag, count=1)
-
-
-def wrap_html_translators(app, mixin, prefix):
-    """Put ``mixin`` in front of every HTML translator registered so far (the theme's
-    wrappers included), each new class named ``prefix`` + the old name. a11y.py uses it too."""
-    if app.builder.format != "html":
-        return
-    translators = dict(app.registry.translators) or {app.builder.name: app.builder.default_translator_class}
-    for name, klass in translators.items():
-        app.set_translator(name, types.new_class(f"{prefix}{klass.__name__}", (mixin, klass), {}), override=True)
 
 
 def _wrap_translators(app):

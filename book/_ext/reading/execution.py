@@ -33,7 +33,6 @@ read, without them, in ``cache`` mode.
 """
 
 import asyncio
-import hashlib
 import os
 import shutil
 import sys
@@ -52,10 +51,11 @@ from nbclient.exceptions import CellExecutionError
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from book._ext.shared.checkout import files_digest
+
 logger = logging.getLogger(__name__)
 
 KEEP_CACHES = 3  # cache folders kept, newest first
-_SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}
 
 
 def dependency_key(root, inputs=("code", "requirements.txt", "book/data")):
@@ -64,30 +64,13 @@ def dependency_key(root, inputs=("code", "requirements.txt", "book/data")):
     Covers every file under the ``inputs`` (folders walked recursively, caches and
     build folders left out), the Python version and ipykernel's version.
     """
-    return _files_digest(root, inputs, salt=f"{sys.version}|ipykernel {ipykernel.__version__}")
+    return files_digest(root, inputs, salt=f"{sys.version}|ipykernel {ipykernel.__version__}")
 
 
 def extensions_key(root, inputs=("book/_ext",)):
-    """A short hash of every file of the book's extensions: what turns a page into HTML."""
-    return _files_digest(root, inputs)
-
-
-def _files_digest(root, inputs, salt=""):
-    digest = hashlib.sha256(salt.encode())
-    for path in _input_files(Path(root), inputs):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def _input_files(root, inputs):
-    for name in inputs:
-        path = root / name
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        for file in files:
-            parts = set(file.relative_to(root).parts)
-            if not parts & _SKIP_PARTS and not any(p.endswith(".egg-info") for p in parts):
-                yield file
+    """A short hash of every file of the book's extensions, in every subfolder, scripts
+    included: what turns a page into HTML."""
+    return files_digest(root, inputs)
 
 
 def _set_cache_path(app, config):

@@ -32,7 +32,9 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-SCRIPT = (Path(__file__).parent / "previews.js").read_text(encoding="utf-8")
+from book._ext.shared.scripts import script
+
+SCRIPT = script("previews.js")
 MARK = '<script type="application/json" id="attnbook-previews">'
 # Links that never get a preview: the page's own tables of contents, and the permalinks.
 NOT_LINKS = ".toctree-wrapper, .headerlink, .bd-toc, nav, .editor-notes"

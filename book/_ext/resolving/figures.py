@@ -38,10 +38,9 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
+from book._ext.shared.scripts import script
+
 logger = logging.getLogger(__name__)
-
-HERE = Path(__file__).parent
-
 
 def compact_js(text):
     """The script as the page carries it: no indentation, no comment lines, no blank lines."""
@@ -50,7 +49,7 @@ def compact_js(text):
 
 
 def _script(name):
-    return compact_js((HERE / name).read_text(encoding="utf-8"))
+    return compact_js(script(name))
 
 
 SCRIPT = _script("heatmap.js")

@@ -1,4 +1,4 @@
-// A JavaScript twin of attnbook's math (book/_ext/figures.py adds it inline to the pages
+// A JavaScript twin of attnbook's math (book/_ext/resolving/figures.py adds it inline to the pages
 // with explorable figures only). Matrices are {rows, cols, data: Float64Array}, row-major.
 // The twin computes in float64; tests/test_twin_browser.py runs it on the package's
 // fixtures and compares it with scaled_dot_product_attention and MiniMultiHeadAttention.

@@ -48,7 +48,6 @@ and before each ``.``, so that it wraps only there (code quoted as text, after `
 
 import ast
 import functools
-import hashlib
 import json
 import math
 import re
@@ -66,6 +65,10 @@ from docutils.statemachine import StringList
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+from book._ext.shared.checkout import UNKNOWN, commit_facts, files_digest
+from book._ext.shared.env import stores as env_stores
+from book._ext.shared.translators import wrap_html_translators
 
 logger = logging.getLogger(__name__)
 
@@ -381,23 +384,13 @@ def evaluate_all(claims, recorded, tests=None):
 
 # --- the marked tests, run once per change of what they test -----------------------------
 
-_SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}
 TEST_INPUTS = ("code", "requirements.txt")  # besides the tests folder
 KEEP_RESULTS = 3
 
 
 def tests_key(root, tests_dir, node_ids):
     """A short hash of the test ids, the tests, the package and the Python version."""
-    digest = hashlib.sha256(f"{sys.version}|{sorted(node_ids)}".encode())
-    root = Path(root)
-    paths = [root / name for name in TEST_INPUTS] + [Path(tests_dir)]
-    for path in paths:
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        for file in files:
-            parts = set(file.relative_to(root).parts)
-            if not parts & _SKIP_PARTS and not any(p.endswith(".egg-info") for p in parts):
-                digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return files_digest(root, [*TEST_INPUTS, Path(tests_dir)], salt=f"{sys.version}|{sorted(node_ids)}")
 
 
 def parse_junit(text):
@@ -521,10 +514,7 @@ class ClaimsCollector(EnvironmentCollector):
 
     @staticmethod
     def stores(env):
-        for store in ClaimsCollector.STORES:
-            if not hasattr(env, store):
-                setattr(env, store, {})
-        return env
+        return env_stores(env, ClaimsCollector.STORES)
 
     def clear_doc(self, app, env, docname):
         self.stores(env)
@@ -724,8 +714,6 @@ class LedgerMarkupMixin:
 
 
 def _wrap_translators(app):
-    from images import wrap_html_translators  # a sibling extension, on the build's path
-
     wrap_html_translators(app, LedgerMarkupMixin, "Ledger")
 
 
@@ -921,8 +909,6 @@ def _links(app, fromdocname, backing, verdict_tests=""):
 def _source_revision(srcdir):
     """The commit the book is built from, so a test's line link shows the code that ran;
     ``main`` when the checkout has uncommitted changes or no git."""
-    from cite_section import UNKNOWN, commit_facts  # a sibling extension, on the build's path
-
     commit, _ = commit_facts(Path(srcdir))
     return "main" if commit == UNKNOWN or commit.endswith("-dirty") else commit
 

@@ -22,7 +22,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.util import logging
 
-from search_terms import _GLOSSARY_BLOCK
+from book._ext.shared.glossary import glossary_block
 
 logger = logging.getLogger(__name__)
 _ENGLISH = re.compile(r"英文\s*([^；;（(]+)")
@@ -35,11 +35,8 @@ _SKIP_CLASSES = {"editorial-label", "editorial-title", "claim-quote", "cell_outp
 
 def glossary_anchors(text):
     """{term: id} for the first ``{glossary}`` block of a MyST page (see the module doc)."""
-    block = _GLOSSARY_BLOCK.search(text)
-    if block is None:
-        raise ValueError("no ```{glossary} block found in the glossary page")
     anchors, group = {}, []
-    for line in block.group(1).splitlines() + [""]:
+    for line in glossary_block(text).splitlines() + [""]:
         if line.strip() and not line[0].isspace():
             group.append(line.strip())
             continue
@@ -157,7 +154,7 @@ def _link_terms(app, doctree, docname):
 
 
 def setup(app):
-    app.setup_extension("search_terms")
+    app.setup_extension("book._ext.config.search_terms")
     _patch_glossary(app)
     app.connect("config-inited", _read_anchors)
     app.connect("doctree-resolved", _link_terms)

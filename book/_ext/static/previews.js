@@ -1,4 +1,4 @@
-// Link previews (book/_ext/previews.py inlines this after the page's JSON of previews).
+// Link previews (book/_ext/after/previews.py inlines this after the page's JSON of previews).
 // A link whose target has a preview shows it on hover (after a short pause) and on
 // keyboard focus. It stays while the pointer is over the link or the preview, and goes on
 // Esc, when the pointer leaves both, or when focus leaves the link (WCAG 1.4.13).
