@@ -18,9 +18,10 @@ import string
 import pytest
 
 from book._ext.resolving import claims as claims_ext
+from book._ext.shared import claim_checks
 from buildfiles import EXECUTED, ROOT
 
-CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
+CLAIMS = claim_checks.load_claims(ROOT / "book" / "claims.yml")
 CHECKED = {claim["id"]: claim for claim in CLAIMS if "check" in claim}
 
 #: Values the pages choose or no build can change. A scenario may not touch them.
@@ -137,8 +138,8 @@ def test_the_check_reaches_its_verdict_on_values_a_build_could_record(claim_id, 
         signed = "slopes" in name or "segments" in name
         assert name in baseline and like(value, baseline[name], signed), (name, value, baseline.get(name))
     values = baseline | change
-    assert claims_ext.evaluate(uncapped(claim), values).kind == branch
-    verdict = claims_ext.evaluate(claim, values)
+    assert claim_checks.evaluate(uncapped(claim), values).kind == branch
+    verdict = claim_checks.evaluate(claim, values)
     assert verdict.kind == capped(claim, branch)
     print(f"{claim_id} [{branch}] -> {verdict.label}: {verdict.reason[:120]}")
 
@@ -180,7 +181,7 @@ def readings():
                 if name not in lets:
                     found.setdefault(name, []).append((claim_id, spec, phrase))
         for expression in [check["holds"], check.get("partly", "")] + list((check.get("let") or {}).values()):
-            for name in claims_ext.parse_expression(expression)[1] if expression else []:
+            for name in claim_checks.parse_expression(expression)[1] if expression else []:
                 if name not in lets | {"judged"} and not any(c == claim_id for c, _, _ in found.get(name, [])):
                     found.setdefault(name, []).append((claim_id, "", "(read by the check, not shown)"))
     return found
@@ -226,7 +227,7 @@ def reads(check, expression, seen=None):
     """The recorded values an expression reads, through the ``let:`` names it uses."""
     lets, seen = check.get("let") or {}, set() if seen is None else seen
     names = set()
-    for name in claims_ext.parse_expression(expression)[1]:
+    for name in claim_checks.parse_expression(expression)[1]:
         if name in lets and name not in seen:
             seen.add(name)
             names |= reads(check, lets[name], seen)
@@ -239,7 +240,7 @@ def shown(check):
     """The recorded values a row shows: in its values or reasons, directly or through a let."""
     lets, names = check.get("let") or {}, set()
     for template in [check.get("values", "")] + list(check["reason"].values()):
-        for name in claims_ext.template_names(template):
+        for name in claim_checks.template_names(template):
             names |= reads(check, lets[name]) if name in lets else {name}
     return names
 

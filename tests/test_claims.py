@@ -18,13 +18,14 @@ import pytest
 import manuscript
 from book._ext.reading import editorial as editorial_ext
 from book._ext.resolving import claims as claims_ext
+from book._ext.shared import claim_checks, claim_tests
 from buildfiles import EXECUTED, ROOT, soup
 
-CLAIMS = claims_ext.load_claims(ROOT / "book" / "claims.yml")
+CLAIMS = claim_checks.load_claims(ROOT / "book" / "claims.yml")
 BY_ID = {claim["id"]: claim for claim in CLAIMS}
 IDS = set(BY_ID)
 PAGES = sorted((ROOT / "book").rglob("*.md"))
-CheckError = claims_ext.CheckError
+CheckError = claim_checks.CheckError
 
 
 def cell_tags():
@@ -72,9 +73,9 @@ def test_every_claim_is_decided_by_a_check_or_names_its_literature(claim):
         for key in ("holds", "partly", *check.get("let", {})):
             expression = check.get(key) or check.get("let", {}).get(key)
             if expression:
-                claims_ext.parse_expression(expression)
+                claim_checks.parse_expression(expression)
         for template in [check.get("values", ""), *check["reason"].values()]:
-            claims_ext.template_names(template)
+            claim_checks.template_names(template)
     else:
         assert str(claim.get("reason", "")).strip(), f"{claim['id']}: a literature claim says why"
 
@@ -93,16 +94,16 @@ def test_every_value_a_check_reads_is_glued_by_a_page(claim):
     names = set()
     for expression in [check["holds"], check.get("partly", ""), *(check.get("let") or {}).values()]:
         if expression:
-            names |= set(claims_ext.parse_expression(expression)[1])
+            names |= set(claim_checks.parse_expression(expression)[1])
     for template in [check.get("values", ""), *check["reason"].values()]:
-        names |= set(claims_ext.template_names(template))
+        names |= set(claim_checks.template_names(template))
     unknown = sorted(n for n in names - let - plain
                      if not any(n.startswith(a) and n.endswith(b) for a, b in patterns))
     assert not unknown, f"{claim['id']}: no page glues {unknown}"
 
 
 def test_every_backing_names_a_claim():
-    named = set(claims_ext.test_backings(ROOT / "tests")) | set(cell_tags()) | notes_on_claims()
+    named = set(claim_tests.test_backings(ROOT / "tests")) | set(cell_tags()) | notes_on_claims()
     assert named - IDS == set(), "tests, cell tags or editor's notes name claims not in claims.yml"
 
 
@@ -119,7 +120,7 @@ def test_the_scan_finds_a_marked_test(tmp_path):
     (tmp_path / "test_x.py").write_text(
         'import pytest\n\n@pytest.mark.claim("a")\ndef test_a():\n    pass\n\n'
         '@pytest.mark.slow\ndef test_b():\n    pass\n', encoding="utf-8")
-    assert claims_ext.test_backings(tmp_path) == {"a": [("tests/test_x.py", "test_a", 4)]}
+    assert claim_tests.test_backings(tmp_path) == {"a": [("tests/test_x.py", "test_a", 4)]}
 
 
 # --- the evaluator: verdicts flip with the values ----------------------------------------
@@ -145,7 +146,7 @@ TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2, "build_t
 
 
 def verdict(claim_id, **values):
-    return claims_ext.evaluate(BY_ID[claim_id], values)
+    return claim_checks.evaluate(BY_ID[claim_id], values)
 
 
 def segment_slopes(x, y):
@@ -296,11 +297,11 @@ def test_a_results_file_of_uneven_lists_cannot_decide():
 
 def test_an_unmeasured_part_caps_a_holding_check_at_partly():
     claim = {"id": "x", "check": {"holds": "a > 0", "reason": {"holds": "量到的部分成立。", "fails": "不成立。"}}}
-    assert claims_ext.evaluate(claim, {"a": 1}).kind == "holds"
+    assert claim_checks.evaluate(claim, {"a": 1}).kind == "holds"
     claim["check"]["unmeasured"] = "另一半没有测。"
-    capped = claims_ext.evaluate(claim, {"a": 1})
+    capped = claim_checks.evaluate(claim, {"a": 1})
     assert capped.kind == "partly" and capped.reason.endswith("本书没有测的部分：另一半没有测。")
-    assert claims_ext.evaluate(claim, {"a": -1}).kind == "fails"
+    assert claim_checks.evaluate(claim, {"a": -1}).kind == "fails"
 
 
 def test_the_nan_of_a_fully_masked_row_is_a_note_and_decides_nothing():
@@ -422,7 +423,7 @@ def test_a_row_sum_off_by_more_than_the_tolerance_fails():
 
 
 def test_literature_claims_are_not_measured():
-    result = claims_ext.evaluate(BY_ID["heads-specialise"], {})
+    result = claim_checks.evaluate(BY_ID["heads-specialise"], {})
     assert result.kind == "literature" and result.label == "无法在本书中验证" and result.reason
 
 
@@ -469,27 +470,27 @@ def check(holds, partly=None, reason=None):
 ])
 def test_unsafe_or_unknown_syntax_is_refused(expression):
     with pytest.raises(CheckError):
-        claims_ext.evaluate(check(expression), {"x": 1, "_secret": 2, "f": 3})
+        claim_checks.evaluate(check(expression), {"x": 1, "_secret": 2, "f": 3})
 
 
 def test_a_check_that_is_not_true_or_false_cannot_decide():
     with pytest.raises(CheckError, match="not true or false"):
-        claims_ext.evaluate(check("x + 1"), {"x": 1})
+        claim_checks.evaluate(check("x + 1"), {"x": 1})
 
 
 def test_a_check_that_raises_cannot_decide():
     with pytest.raises(CheckError, match="ZeroDivisionError"):
-        claims_ext.evaluate(check("1 / x > 0"), {"x": 0})
+        claim_checks.evaluate(check("1 / x > 0"), {"x": 0})
 
 
 def test_a_template_field_may_only_name_a_value():
     with pytest.raises(CheckError, match="template field"):
-        claims_ext.evaluate(check("x > 0", reason={"holds": "{x.__class__}"}), {"x": 1})
+        claim_checks.evaluate(check("x > 0", reason={"holds": "{x.__class__}"}), {"x": 1})
 
 
 def test_a_claim_with_neither_check_nor_literature_cannot_decide():
     with pytest.raises(CheckError, match="neither a check nor literature"):
-        claims_ext.evaluate({"id": "bare", "quote": "…"}, {})
+        claim_checks.evaluate({"id": "bare", "quote": "…"}, {})
 
 
 def test_comprehensions_see_the_values_and_templates_format_lists():
@@ -497,7 +498,7 @@ def test_comprehensions_see_the_values_and_templates_format_lists():
                   reason={"partly": "快的长度 {fast}"})
     claim["check"]["let"] = {"fast": "[n for n, a, b in zip(ns, xs, ys) if a < b]"}
     claim["check"]["values"] = "{xs:.1f} 对 {ys:.1f}；形状 {shape:shape}"
-    result = claims_ext.evaluate(claim, {"xs": [1.0, 3.0], "ys": [2.0, 2.0], "ns": [64, 128], "shape": [2, 8]})
+    result = claim_checks.evaluate(claim, {"xs": [1.0, 3.0], "ys": [2.0, 2.0], "ns": [64, 128], "shape": [2, 8]})
     assert (result.kind, result.reason, result.values) == ("partly", "快的长度 64", "1.0、3.0 对 2.0、2.0；形状 (2, 8)")
 
 
@@ -507,21 +508,23 @@ class _Env(SimpleNamespace):
 
 def test_the_build_turns_every_undecidable_check_into_a_warning(tmp_path, monkeypatch):
     """The consistency check of the build (``env-check-consistency``) warns, so ``-W``
-    fails the build, for a value no cell recorded and for a value glued on two pages."""
+    fails the build, for a value no cell recorded (at the claim's line of claims.yml) and for
+    a value glued on two pages (at the second page)."""
     (tmp_path / "claims.yml").write_text(
         "- id: a\n  quote: q\n  check:\n    holds: 'missing > 0'\n    reason: {holds: y, fails: n}\n"
         "- id: b\n  quote: q\n  check:\n    holds: 'twice > 0'\n    reason: {holds: y, fails: n}\n",
         encoding="utf-8")
     (tmp_path / "tests").mkdir()
     warnings = []
-    monkeypatch.setattr(claims_ext.logger, "warning", lambda message, **kw: warnings.append(message))
+    monkeypatch.setattr(claims_ext.logger, "warning", lambda message, **kw: warnings.append((message, kw["location"])))
     env = _Env(srcdir=str(tmp_path), claim_cells={}, claim_pages={},
                claim_values={"p1": {"twice": 1}, "p2": {"twice": 2}})
     app = SimpleNamespace(env=env, config=SimpleNamespace(claims_file="claims.yml", claims_tests="tests",
                                                           claims_run_tests=False))
     claims_ext._check_consistency(app, env)
-    assert any("'missing', a value no cell recorded" in w for w in warnings), warnings
-    assert any("'twice' is glued on both p1 and p2" in w for w in warnings), warnings
+    claims_yml = str(tmp_path / "claims.yml")
+    assert ("claims ledger: claim 'a': holds names 'missing', a value no cell recorded", f"{claims_yml}:1") in warnings
+    assert ("claims ledger: the value 'twice' is glued on both p1 and p2", ("p2", None)) in warnings
     assert env.claim_verdicts["a"] is None and env.claim_verdicts["b"]["kind"] == "holds"
 
 
@@ -556,7 +559,7 @@ def test_every_row_shows_a_computed_verdict_and_its_values():
     for row, claim in zip(rows, CLAIMS):
         cells = row.find_all("td")
         values, status = cells[2].get_text(strip=True), cells[3].select_one(".claim-status").get_text(strip=True)
-        assert status in {*claims_ext.VERDICTS.values(), *claims_ext.BY_CONSTRUCTION.values()}, row.get_text()
+        assert status in {*claim_checks.VERDICTS.values(), *claim_checks.BY_CONSTRUCTION.values()}, row.get_text()
         assert bool(values.strip("—")) == ("check" in claim), row.get_text()
         counts[status] = counts.get(status, 0) + 1
     print("verdicts:", counts)
@@ -643,7 +646,7 @@ JUNIT = """<?xml version="1.0"?><testsuites><testsuite>
 
 
 def test_a_junit_report_gives_each_test_its_worst_outcome():
-    assert claims_ext.parse_junit(JUNIT) == {"tests/test_a.py::test_ok": "failed",
+    assert claim_tests.parse_junit(JUNIT) == {"tests/test_a.py::test_ok": "failed",
                                              "tests/test_b.py::test_fine": "passed",
                                              "tests/test_b.py::test_skipped": "skipped"}
 
@@ -651,10 +654,10 @@ def test_a_junit_report_gives_each_test_its_worst_outcome():
 def test_a_failing_test_makes_its_claim_fail_and_is_an_error():
     values = dict(COUNTED, score_pairs_n1000=1_000_000)
     passed = {"million-pairs": [("tests/test_cost.py::test_x", "passed")]}
-    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, passed)
+    verdicts, errors = claim_checks.evaluate_all([BY_ID["million-pairs"]], values, passed)
     assert (verdicts["million-pairs"].kind, verdicts["million-pairs"].tests, errors) == ("holds", "passed", [])
     failed = {"million-pairs": [("tests/test_cost.py::test_x", "failed")]}
-    verdicts, errors = claims_ext.evaluate_all([BY_ID["million-pairs"]], values, failed)
+    verdicts, errors = claim_checks.evaluate_all([BY_ID["million-pairs"]], values, failed)
     assert verdicts["million-pairs"].kind == "fails" and "test_x" in verdicts["million-pairs"].reason
     assert errors and "did not pass on this build" in errors[0]
 
@@ -664,17 +667,17 @@ def test_the_marked_tests_run_once_per_change(tmp_path, monkeypatch):
     (tmp_path / "tests" / "test_t.py").write_text(
         "def test_good():\n    assert 1 + 1 == 2\n\n\ndef test_bad():\n    assert 1 + 1 == 3\n", encoding="utf-8")
     ids = ["tests/test_t.py::test_good", "tests/test_t.py::test_bad"]
-    results = claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+    results = claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
     assert results == {ids[0]: "passed", ids[1]: "failed"}
-    monkeypatch.setattr(claims_ext.subprocess, "run", lambda *a, **k: pytest.fail("ran again"))
-    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results") == results
+    monkeypatch.setattr(claim_tests.subprocess, "run", lambda *a, **k: pytest.fail("ran again"))
+    assert claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results") == results
     (tmp_path / "tests" / "test_t.py").write_text("def test_good():\n    pass\n", encoding="utf-8")
     with pytest.raises(pytest.fail.Exception, match="ran again"):
-        claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
+        claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
 
 
 def test_a_test_that_cannot_run_counts_as_failed(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_t.py").write_text("def test_good(:\n    pass\n", encoding="utf-8")
     ids = ["tests/test_t.py::test_good"]
-    assert claims_ext.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "r") == {ids[0]: "failed"}
+    assert claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "r") == {ids[0]: "failed"}

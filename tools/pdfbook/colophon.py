@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from jupyter_cache import get_cache
 
-from book._ext.reading.execution import dependency_key
+from book._ext.shared.checkout import dependency_key
 from book._ext.shared.checkout import UNKNOWN, edition, git_commit, package_version
 
 

@@ -35,12 +35,10 @@ read, without them, in ``cache`` mode.
 import asyncio
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import ipykernel
 import nbformat
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
@@ -51,20 +49,11 @@ from nbclient.exceptions import CellExecutionError
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
-from book._ext.shared.checkout import files_digest
+from book._ext.shared.checkout import dependency_key, files_digest
 
 logger = logging.getLogger(__name__)
 
 KEEP_CACHES = 3  # cache folders kept, newest first
-
-
-def dependency_key(root, inputs=("code", "requirements.txt", "book/data")):
-    """A short hash of everything the pages' code depends on besides their own cells.
-
-    Covers every file under the ``inputs`` (folders walked recursively, caches and
-    build folders left out), the Python version and ipykernel's version.
-    """
-    return files_digest(root, inputs, salt=f"{sys.version}|ipykernel {ipykernel.__version__}")
 
 
 def extensions_key(root, inputs=("book/_ext",)):

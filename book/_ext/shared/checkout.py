@@ -10,6 +10,7 @@ imports Sphinx.
 """
 
 import hashlib
+import sys
 import importlib.metadata
 import re
 import subprocess
@@ -96,3 +97,14 @@ def site_url(repository_url):
     allowed): https://owner.github.io/REPO/; '' for an address that is not GitHub's."""
     m = re.match(r"https://github\.com/([^/]+)/([^/]+?)(?:\.git)?/?$", repository_url or "")
     return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/" if m else ""
+
+
+def dependency_key(root, inputs=("code", "requirements.txt", "book/data")):
+    """A short hash of everything the pages' code depends on besides their own cells.
+
+    Covers every file under the ``inputs`` (folders walked recursively, caches and
+    build folders left out), the Python version and ipykernel's version.
+    """
+    import ipykernel  # only where the key is computed: the helpers above need no kernel
+
+    return files_digest(root, inputs, salt=f"{sys.version}|ipykernel {ipykernel.__version__}")

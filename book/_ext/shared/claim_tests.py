@@ -1,0 +1,101 @@
+"""The tests that back claims (``@pytest.mark.claim("id")``): found, run once per change, read back.
+
+:func:`test_backings` finds the marked tests; :func:`run_marked_tests` runs them with
+pytest in a subprocess, keyed by the execution cache's key of the package (the same
+digest that decides when the pages run again) and the tests themselves.
+"""
+
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from sphinx.util import logging
+
+from book._ext.shared.checkout import dependency_key, files_digest
+
+logger = logging.getLogger(__name__)
+
+# --- the marked tests, run once per change of what they test -----------------------------
+
+KEEP_RESULTS = 3
+
+
+def tests_key(root, tests_dir, node_ids):
+    """A short hash of the test ids, the tests, and the execution cache's key of what the
+    pages depend on (the package, requirements.txt, the Python and kernel versions)."""
+    return files_digest(root, [Path(tests_dir)], salt=f"{dependency_key(root)}|{sorted(node_ids)}")
+
+
+def parse_junit(text):
+    """``{"tests/test_x.py::test_name": outcome}`` from a pytest JUnit XML report; a test
+    run with several parameters takes its worst outcome (failed, skipped, passed)."""
+    rank = {"passed": 0, "skipped": 1, "failed": 2}
+    found = {}
+    for case in ElementTree.fromstring(text).iter("testcase"):
+        module = next((part for part in case.get("classname", "").split(".") if part.startswith("test_")), None)
+        if module is None:
+            continue
+        test = f"tests/{module}.py::{case.get('name', '').split('[')[0]}"
+        outcome = "passed"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        elif case.find("skipped") is not None:
+            outcome = "skipped"
+        if rank[outcome] >= rank[found.get(test, "passed")]:
+            found[test] = outcome
+    return found
+
+
+def run_marked_tests(root, tests_dir, node_ids, results_dir):
+    """``{node id: outcome}`` for ``node_ids`` ("tests/test_x.py::test_y"), run with pytest
+    in a subprocess, or read from ``results_dir`` when nothing they depend on changed. A
+    test that did not run at all (a collection error) counts as failed."""
+    if not node_ids:
+        return {}
+    results_dir = Path(results_dir)
+    cached = results_dir / f"{tests_key(root, tests_dir, node_ids)}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        done = subprocess.run([sys.executable, "-m", "pytest", *sorted(node_ids), "-q", "-p", "no:cacheprovider",
+                               "-p", "no:xdist", f"--junitxml={report}"],
+                              cwd=root, capture_output=True, text=True, timeout=1800)
+        if not report.is_file():  # pytest did not start: say why, every test counts as failed
+            logger.warning("claims ledger: the tests that back claims did not run:\n"
+                           + (done.stderr or done.stdout)[-2000:], type="claims")
+        found = parse_junit(report.read_text(encoding="utf-8")) if report.is_file() else {}
+    results = {node: found.get(node, "failed") for node in node_ids}
+    results_dir.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    for old in sorted(results_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_RESULTS:]:
+        old.unlink(missing_ok=True)
+    return results
+
+
+# --- what backs a claim besides its check ----------------------------------------------
+
+
+def test_backings(tests_dir):
+    """``{claim id: [(file, test name, line)]}`` for every ``@pytest.mark.claim("id")``."""
+    found = {}
+    for path in sorted(Path(tests_dir).glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for claim_id in _claim_marks(node):
+                found.setdefault(claim_id, []).append((f"tests/{path.name}", node.name, node.lineno))
+    return found
+
+
+def _claim_marks(function):
+    for decorator in function.decorator_list:
+        if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == "claim" and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)):
+            yield decorator.args[0].value
