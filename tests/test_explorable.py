@@ -1,5 +1,5 @@
 """The data behind the explorable figures (attnbook.plots._explorable) and the twin's
-fixtures (attnbook.twin_fixtures), without a browser: the page gets the inputs exactly,
+fixtures (book._ext.shared.twin_fixtures), without a browser: the page gets the inputs exactly,
 and the package's values for every setting are what the package computes."""
 
 import base64
@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 
 from attnbook import MiniMultiHeadAttention, plots, scaled_dot_product_attention, tf  # noqa: E402
 from attnbook.plots import _explorable, figure_svg  # noqa: E402
-from attnbook.twin_fixtures import CASES, twin_cases  # noqa: E402
+from book._ext.shared.twin_fixtures import CASES, twin_cases  # noqa: E402
 from book._ext.resolving import figures as figures_ext  # noqa: E402
 plots.setup()
 

@@ -1,5 +1,5 @@
 """The JavaScript twin of the package's math (book/_ext/static/twin.js), run in Chromium against
-the package on every fixture the build wrote (attnbook.twin_fixtures), and mutated.
+the package on every fixture the build wrote (book._ext.shared.twin_fixtures), and mutated.
 
 The page's own copy of the twin is the one tested: it must be the file's text, compacted
 (book/_ext/resolving/figures.py drops indentation and comment lines) and inlined.

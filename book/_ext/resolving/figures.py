@@ -27,7 +27,7 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   reader moves a control. The package's values for every
   setting go to ``_build/fixtures/explorable/<figure>.json`` instead of the page, and at
   the end of the build ``_build/fixtures/twin-cases.json`` gets the twin's fixtures
-  (``attnbook.twin_fixtures``); tests/test_twin_browser.py reads both.
+  (``book._ext.shared.twin_fixtures``); tests/test_twin_browser.py reads both.
 """
 
 import html
@@ -255,10 +255,10 @@ def _add_script(app, pagename, templatename, context, doctree):
 
 
 def _write_twin_cases(app, exception):
-    """The twin's fixtures: random cases and the package's answers (attnbook.twin_fixtures)."""
+    """The twin's fixtures: random cases and the package's answers (book._ext.shared.twin_fixtures)."""
     if exception is not None or app.builder.format != "html":
         return
-    from attnbook.twin_fixtures import write_twin_cases  # imports TensorFlow: only here
+    from book._ext.shared.twin_fixtures import write_twin_cases  # imports TensorFlow: only here
 
     folder = Path(app.outdir).parent / FIXTURES
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Fixtures for the book's JavaScript twin: random cases and what the package computes on them.
 
 The explorable figures of the book recompute attention in the browser with a small
-JavaScript copy of this package's math (``book/_ext/static/twin.js``). The build writes the
+JavaScript copy of the attnbook package's math (``book/_ext/static/twin.js``). The build writes the
 cases below to a JSON file; a browser test runs the twin on every case and compares. Each case
 is one sample: inputs ``x`` ``(n_q, features)`` and, for cross-attention, ``context``
 ``(n_k, features)``; Dense kernels and biases; a boolean mask ``(n_q, n_k)`` or None
@@ -18,8 +18,8 @@ import json
 
 import numpy as np
 
-from ._tf import tf
-from .attention import MiniMultiHeadAttention, masked_softmax
+from attnbook import tf
+from attnbook.attention import MiniMultiHeadAttention, masked_softmax
 
 #: (n_q, n_k, features, d_model, heads, cross, mask, divisor): mask is None, "padding",
 #: "causal", "random" or "empty" (no key at all); divisor "depth" or "sqrt_d_model" or 1.
