@@ -446,7 +446,7 @@ def test_a_nan_value_cannot_decide():
 
 
 def test_nan_stored_by_glue_is_read_back_as_nan(tmp_path):
-    """attnbook.glue stores NaN as the string "nan" in JSON; the ledger reads it back as NaN."""
+    """attnbook.pages.glue stores NaN as the string "nan" in JSON; the ledger reads it back as NaN."""
     path = tmp_path / "page.glue.json"
     path.write_text(json.dumps({
         "slope": {"data": {"application/json": {"value": "nan"}, "text/plain": "nan"}},

@@ -1,4 +1,4 @@
-"""The data behind the explorable figures (attnbook.plots._explorable) and the twin's
+"""The data behind the explorable figures (attnbook.pages.explorable) and the twin's
 fixtures (book._ext.shared.twin_fixtures), without a browser: the page gets the inputs exactly,
 and the package's values for every setting are what the package computes."""
 
@@ -13,7 +13,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from attnbook import MiniMultiHeadAttention, plots, scaled_dot_product_attention, tf  # noqa: E402
-from attnbook.plots import _explorable, figure_svg  # noqa: E402
+from attnbook.pages import explorable  # noqa: E402
+from attnbook.plots import figure_svg  # noqa: E402
 from book._ext.shared.twin_fixtures import CASES, twin_cases  # noqa: E402
 from book._ext.resolving import figures as figures_ext  # noqa: E402
 plots.setup()
@@ -36,8 +37,8 @@ def walkthrough():
 
 def test_scaling_data_is_exact_and_expected_values_are_the_package_s(walkthrough):
     fig, x, wq, wk, weights = walkthrough
-    plots.explore_scaling(fig, x, wq, wk)
-    data = _explorable.explorable_data(fig)
+    explorable.explore_scaling(fig, x, wq, wk)
+    data = explorable.explorable_data(fig)
     assert data["kind"] == "scaling" and data["initial"] == {"scale": "d_k", "row": 0}
     np.testing.assert_array_equal(decoded(data["inputs"]["x"]), x)
     np.testing.assert_array_equal(decoded(data["inputs"]["wq"]), wq.get_weights()[0])
@@ -58,8 +59,8 @@ def test_masks_expected_values_mask_exactly_and_never_give_nan():
     layer = MiniMultiHeadAttention(8, 2)
     layer(x[None])
     fig = plots.mask_comparison(np.full((6, 6), 1 / 6), np.full((6, 6), 1 / 6), length=4, vmax=1.0)
-    plots.explore_masks(fig, x, layer, length=4)
-    data = _explorable.explorable_data(fig)
+    explorable.explore_masks(fig, x, layer, length=4)
+    data = explorable.explorable_data(fig)
     assert data["initial"] == {"padding": 2, "causal": False} and data["inputs"]["heads"] == 2
     assert len(data["expected"]) == 7 * 2
     for key, value in data["expected"].items():
@@ -83,20 +84,20 @@ def test_masks_expected_values_mask_exactly_and_never_give_nan():
 def test_bad_input_gets_a_value_error(walkthrough):
     fig, x, wq, wk, _ = walkthrough
     with pytest.raises(ValueError, match="must be a built Dense layer"):
-        plots.explore_scaling(fig, x, wq, tf.keras.layers.Dense(4))
+        explorable.explore_scaling(fig, x, wq, tf.keras.layers.Dense(4))
     with pytest.raises(ValueError, match=r"x must be \(n, d_model\)"):
-        plots.explore_scaling(fig, x[None], wq, wk)
+        explorable.explore_scaling(fig, x[None], wq, wk)
     with pytest.raises(ValueError, match="heat map drawn by attnbook.plots"):
-        plots.explore_scaling(plt.figure(), x, wq, wk)
+        explorable.explore_scaling(plt.figure(), x, wq, wk)
     layer = MiniMultiHeadAttention(10, 2)
     layer(x[None])
     with pytest.raises(ValueError, match="0 <= length <= n"):
-        plots.explore_masks(fig, x, layer, length=7)
+        explorable.explore_masks(fig, x, layer, length=7)
 
 
 def test_the_page_gets_the_inputs_but_not_the_expected_values(walkthrough):
     fig, x, wq, wk, _ = walkthrough
-    plots.explore_scaling(fig, x, wq, wk)
+    explorable.explore_scaling(fig, x, wq, wk)
     meta = figures_ext.figure_metadata(figure_svg(fig))
     svg, panels = figures_ext.inline_figure(figure_svg(fig), "alt", "fig0-", {})
     page = {k: v for k, v in meta["explorable"].items() if k != "expected"}
@@ -126,12 +127,12 @@ def test_heads_expected_values_are_the_layer_s_own_for_its_head_count():
     layer = MiniMultiHeadAttention(8, 2)
     weights = layer(x[None], return_attention_scores=True)[1].numpy()[0]
     fig = plots.head_grid(weights, vmax=1.0)
-    plots.explore_heads(fig, x, layer, heads=(1, 2, 4, 8))
-    data = _explorable.explorable_data(fig)
+    explorable.explore_heads(fig, x, layer, heads=(1, 2, 4, 8))
+    data = explorable.explorable_data(fig)
     np.testing.assert_allclose(data["expected"]["2"]["weights"], weights, atol=1e-6)
     assert [len(data["expected"][str(h)]["weights"]) for h in (1, 2, 4, 8)] == [1, 2, 4, 8]
     with pytest.raises(ValueError, match="heads must divide d_model=8"):
-        plots.explore_heads(fig, x, layer, heads=(1, 3))
+        explorable.explore_heads(fig, x, layer, heads=(1, 3))
     plt.close(fig)
 
 
@@ -139,14 +140,14 @@ def test_heads_expected_values_are_the_layer_s_own_for_its_head_count():
 def test_saturation_sample_is_signs_and_expected_values_are_softmax_stats():
     from attnbook.scaling import measure_scaling, softmax_stats
 
-    sample = plots.saturation_sample(n_queries=8, n_keys=16, max_depth=64)
+    sample = explorable.saturation_sample(n_queries=8, n_keys=16, max_depth=64)
     assert set(np.unique(sample["query"])) == {-1.0, 1.0} and sample["upstream"].shape == (8, 16)
     result = measure_scaling(depths=(4, 16, 64), n_queries=8, n_keys=16)
     fig = plots.scaling_curves(result)
     with pytest.raises(ValueError, match="±1 only"):
-        plots.explore_saturation(fig, {**sample, "upstream": sample["upstream"] * 0.5}, result)
-    plots.explore_saturation(fig, sample, result, step=4)
-    data = _explorable.explorable_data(fig)
+        explorable.explore_saturation(fig, {**sample, "upstream": sample["upstream"] * 0.5}, result)
+    explorable.explore_saturation(fig, sample, result, step=4)
+    data = explorable.explorable_data(fig)
     assert data["settings"]["d_k"] == {"from": 4, "to": 64, "step": 4} and len(data["expected"]) == 16
     bits = np.frombuffer(base64.b64decode(data["inputs"]["query"]["bits"]), dtype=np.uint8)
     np.testing.assert_array_equal(np.unpackbits(bits, bitorder="little").reshape(8, 64) * 2.0 - 1, sample["query"])

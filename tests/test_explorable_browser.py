@@ -2,7 +2,7 @@
 shown value compared with the package's.
 
 For each figure the build made explorable, the build wrote the package's weights for
-every setting of its controls (attnbook.plots._explorable, moved out of the page into
+every setting of its controls (attnbook.pages.explorable, moved out of the page into
 _build/fixtures/explorable/<figure>.json). One page load per figure then:
 
 * starts from the build's figure: the tables the page's hover reads are the ones drawn;

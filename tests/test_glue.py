@@ -1,12 +1,12 @@
-"""attnbook.glue: named values in myst-nb's glue format, with the raw value as JSON."""
+"""attnbook.pages.glue: named values in myst-nb's glue format, with the raw value as JSON."""
 
 import math
 
 import numpy as np
 import pytest
 
-from attnbook import glue as glue_module
-from attnbook.glue import GLUE_PREFIX, VALUE_MIME, glue
+from attnbook.pages import glue as glue_module
+from attnbook.pages.glue import GLUE_PREFIX, VALUE_MIME, glue
 
 
 def test_outside_ipython_it_returns_the_value_and_records_nothing(capsys):

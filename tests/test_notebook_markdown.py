@@ -235,7 +235,7 @@ def test_unknown_directives_keep_only_their_content():
 
 def glue_output(name, text):
     prefix = "application/papermill.record/"
-    return nbformat.from_dict({"output_type": "display_data",  # as attnbook.glue writes it
+    return nbformat.from_dict({"output_type": "display_data",  # as attnbook.pages.glue writes it
                                "data": {prefix + "text/plain": text, prefix + "application/json": {"value": 0}},
                                "metadata": {"scrapbook": {"name": name, "mime_prefix": prefix}}})
 

@@ -1,8 +1,8 @@
-"""attnbook.wording: the words of a sentence follow the measured values."""
+"""attnbook.pages.wording: the words of a sentence follow the measured values."""
 
 import pytest
 
-from attnbook.wording import agreement, faster_or_slower, listing, where_faster
+from attnbook.pages.wording import agreement, faster_or_slower, listing, where_faster
 
 
 def test_listing_joins_with_the_chinese_enumeration_comma():

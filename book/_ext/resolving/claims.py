@@ -6,7 +6,7 @@ that file and implemented in ``book._ext.shared.claim_checks``; the marked tests
 ``book._ext.shared.claim_tests``; this module collects, renders and warns):
 
 * ``check:`` a predicate on named values that cells of this build recorded with
-  ``attnbook.glue`` (myst-nb's glue data). The ledger evaluates it at build time and
+  ``attnbook.pages.glue`` (myst-nb's glue data). The ledger evaluates it at build time and
   shows the values, a one-line reason and the verdict: 成立（本次构建实测）, 部分成立 or
   不成立（本次构建实测）;
 * ``files:`` under ``check:``, the numbers of the results files that
@@ -73,11 +73,11 @@ UNDECIDED = "无法判定（构建失败）"
 COLUMNS = (("编号", "claim-number", 6), ("原稿的论断", "claim-claim", 26),
            ("本次构建的数值", "claim-values-cell", 22), ("判定", "claim-verdict-cell", 26),
            ("依据", "claim-backing", 20))
-VALUE_MIME = "application/vnd.attnbook.value+json"  # attnbook.glue.VALUE_MIME, prefix stripped
+VALUE_MIME = "application/vnd.attnbook.value+json"  # attnbook.pages.glue.VALUE_MIME, prefix stripped
 
 
 def read_glue_values(path):
-    """``{name: value}`` from a myst-nb ``.glue.json``: the raw values ``attnbook.glue``
+    """``{name: value}`` from a myst-nb ``.glue.json``: the raw values ``attnbook.pages.glue``
     stored as JSON (non-finite floats were stored as the strings "nan", "inf", "-inf")."""
     path = Path(path)
     if not path.is_file():

@@ -20,7 +20,7 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   ``heatmap.js``, added inline to the pages that have heat maps only, shows the query
   position, the key position and the exact weight of the cell under the pointer, the
   finger or the keyboard cursor. The static figure is unchanged by it.
-* **Explorable figures.** A heat map that ``attnbook.plots._explorable`` made explorable
+* **Explorable figures.** A heat map that ``attnbook.pages.explorable`` made explorable
   also carries its inputs (``script.attnbook-explorable-data``); ``twin.js`` (the
   package's math in JavaScript), ``explore.js`` (the controls) and ``explore-<kind>.js``
   (each kind's own), inline and compacted on those pages only, recompute it when the
@@ -53,7 +53,7 @@ def _script(name):
 
 
 SCRIPT = _script("heatmap.js")
-# Explorable figures (attnbook.plots._explorable): the twin of the package's math, the
+# Explorable figures (attnbook.pages.explorable): the twin of the package's math, the
 # controls, and each kind of figure's own, inline on the pages that have such a figure only.
 EXPLORE_SCRIPTS = (_script("twin.js"), _script("explore.js"))
 KIND_SCRIPTS = {kind: _script(f"explore-{kind}.js") for kind in ("scaling", "masks", "heads", "saturation")}

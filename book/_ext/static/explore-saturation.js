@@ -1,14 +1,14 @@
 // The saturation figure's controls (mechanism.md's √d_k measurement): an explore.js kind
 // (book/_ext/resolving/figures.py adds it inline). The page's own curves stay as the build drew them;
 // moving d_k repeats the same measurement in the browser on a small ±1 sample that the
-// build wrote (attnbook.plots.explore_saturation) and marks the three results on each
+// build wrote (attnbook.pages.explorable.explore_saturation) and marks the three results on each
 // panel with a ring. Until the slider moves, the figure is the build's.
 (() => {
   "use strict";
   const { T, fixed, el, svgEl, Explorable } = window.AttnbookExplore;
   const WAYS = { unscaled: "不缩放", head_depth: "除以 √d_k", d_model: "除以 √d_model" };
 
-  // ±1 packed as bits, eight to a byte, lowest bit first (attnbook.plots._explorable._bits).
+  // ±1 packed as bits, eight to a byte, lowest bit first (attnbook.pages.explorable._bits).
   function signs(a) {
     const bytes = Uint8Array.from(atob(a.bits), (c) => c.charCodeAt(0));
     const m = T.matrix(a.shape[0], a.shape[1]);

@@ -1,6 +1,6 @@
 // Explorable figures (book/_ext/resolving/figures.py adds this inline, after twin.js and heatmap.js,
 // to the pages that have them, with explore-<kind>.js for each kind of figure they have). Each .attnbook-explorable heat map carries its inputs
-// (script.attnbook-explorable-data, written by attnbook.plots._explorable). This adds the
+// (script.attnbook-explorable-data, written by attnbook.pages.explorable). This adds the
 // editor's controls under the figure; when one moves, the twin (window.AttnbookTwin)
 // recomputes the tables from the inputs, the heat map is repainted in the colour map,
 // its hover values follow, and a summary is announced. Until a control moves, the

@@ -134,7 +134,7 @@ window.AttnbookTwin = (() => {
     return Math.sqrt(norm);
   }
 
-  // Base64 of little-endian float32 (as attnbook.plots._explorable writes it) to a matrix.
+  // Base64 of little-endian float32 (as attnbook.pages.explorable writes it) to a matrix.
   function decode(text, rows, cols) {
     const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
     const f32 = new Float32Array(bytes.buffer);

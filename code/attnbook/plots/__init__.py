@@ -5,7 +5,6 @@
 ``matplotlib.figure.Figure``；:func:`figure_svg` 把它写成本书网页所用的 SVG。
 """
 
-from ._explorable import explore_heads, explore_masks, explore_saturation, explore_scaling, saturation_sample
 from ._style import setup
 from ._svg import figure_svg
 from ._theme import CMAP
@@ -18,6 +17,5 @@ from .wiring import attention_wiring
 __all__ = [
     "CMAP", "setup", "figure_svg", "signal_flow", "weights_heatmap", "head_grid", "alignment_table", "alignment_before_after",
     "mask_comparison", "reversal_alignment", "scaling_curves", "attention_wiring",
-    "rnn_vs_attention_time", "variant_costs", "explore_scaling", "explore_masks", "explore_heads",
-    "explore_saturation", "saturation_sample",
+    "rnn_vs_attention_time", "variant_costs",
 ]

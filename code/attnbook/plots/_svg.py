@@ -68,7 +68,7 @@ def figure_svg(fig):
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     svg = _pixel_size(buffer.getvalue(), fig.dpi)
     data = {"colours": THEME_COLOURS, "heatmaps": heatmap_panels(fig)}
-    if getattr(fig, "_attnbook_explorable", None):  # attnbook.plots._explorable
+    if getattr(fig, "_attnbook_explorable", None):  # attnbook.pages.explorable
         data["explorable"] = fig._attnbook_explorable
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

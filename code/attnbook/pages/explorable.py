@@ -1,7 +1,7 @@
 """Explorable heat maps: the data a page needs to recompute a figure in the browser.
 
 Each function takes a heat-map figure that this package drew and the inputs it came
-from, and attaches to it (``_svg.figure_svg`` writes it into the SVG's metadata):
+from, and attaches to it (``attnbook.plots.figure_svg`` writes it into the SVG's metadata):
 
 * ``inputs``: the input rows and the projections' kernels and biases, each as base64 of
   little-endian float32 with its shape. The page's JavaScript twin of the package's math
@@ -24,8 +24,8 @@ import numpy as np
 from .._tf import tf
 from ..attention import masked_softmax, scaled_dot_product_attention
 from ..masks import causal_mask, combine_masks, padding_mask
-from ._theme import CMAP
-from ._svg import heatmap_panels
+from ..plots._svg import heatmap_panels
+from ..plots._theme import CMAP
 
 _ATTRIBUTE = "_attnbook_explorable"
 #: Scaling: the reader's choices of divisor for Q Kᵀ (names as the page's controls use them).
