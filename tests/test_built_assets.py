@@ -82,3 +82,15 @@ def test_preface_links_to_the_zip_at_the_site_root():
     links = re.findall(r'<a href="([^"]*attention-book-html\.zip)"', page)
     assert links == ["../attention-book-html.zip"], links
     assert (HTML / "book" / links[0]).resolve() == (HTML / ZIP.name).resolve()
+
+
+def test_a_glyph_id_means_one_glyph_across_the_site():
+    """The PDF joins every page into one document: a glyph's id must name the same outline
+    on every page, or a figure prints with another page's glyphs."""
+    outlines = {}
+    for page in html_pages():
+        text = (HTML / page).read_text(encoding="utf-8")
+        for glyph_id, definition in re.findall(r'<path id="(fgl[^"]+)"([^>]*)/>', text):
+            outlines.setdefault(glyph_id, set()).add(definition)
+    assert outlines, "no shared glyph on any page"
+    assert not {g: d for g, d in outlines.items() if len(d) > 1}

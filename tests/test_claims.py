@@ -149,6 +149,14 @@ def verdict(claim_id, **values):
     return claim_checks.evaluate(BY_ID[claim_id], values)
 
 
+def cpu_branch(claim_id, **values):
+    """The verdict this build's numbers alone would give a row that only a results file of
+    parallel hardware may decide (``files: required:`` left out)."""
+    claim = BY_ID[claim_id]
+    files = {k: v for k, v in claim["check"]["files"].items() if k != "required"}
+    return claim_checks.evaluate(dict(claim, check=dict(claim["check"], files=files)), values)
+
+
 def segment_slopes(x, y):
     return [math.log(y2 / y1) / math.log(x2 / x1) for x1, x2, y1, y2 in zip(x, x[1:], y, y[1:])]
 
@@ -171,8 +179,10 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
     no segment is near-linear, and the reason says so segment by segment, on this machine."""
     rising_then_falling = throughput([3.0, 5.0, 7.6, 34.6])
     result = verdict("training-throughput", **rising_then_falling)
-    assert result.kind == "fails"
-    assert result.reason.startswith("在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）")
+    assert result.kind == "literature" and "所以这一行无法在本书中判定" in result.reason   # no GPU file
+    assert "2 个 CPU 核的构建机器既证实不了、也推翻不了它" in result.reason
+    assert cpu_branch("training-throughput", **rising_then_falling).kind == "fails"
+    assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是 0.26、0.40、-1.19，即上升、上升、下降" in result.reason
     assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，没有随 n 上升" in result.reason
     assert "本书没有测的部分：并行硬件" in result.reason and "GPU" in result.reason
@@ -182,12 +192,12 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
 def test_the_throughput_verdict_reads_the_whole_range_not_one_noisy_segment():
     """Near-linear over the whole range (capped: parallel hardware is not measured); rising
     slower than linear; and one in-band segment after a jump (the review's build) decides nothing."""
-    flat_time = verdict("training-throughput", **throughput([2.0, 2.0, 2.0, 2.0]))
+    flat_time = cpu_branch("training-throughput", **throughput([2.0, 2.0, 2.0, 2.0]))
     assert flat_time.kind == "partly" and "按 n 的 1.00 次方增长，在 1 ± 0.3 之内" in flat_time.reason
     assert flat_time.reason.endswith("本书没有数据。") and "本书没有测的部分：并行硬件" in flat_time.reason
-    rising = verdict("training-throughput", **throughput([2.0, 2.0, 4.0, 8.0]))   # 8x n, 4x time
+    rising = cpu_branch("training-throughput", **throughput([2.0, 2.0, 4.0, 8.0]))   # 8x n, 4x time
     assert rising.kind == "partly" and "按 n 的 0.33 次方增长：随 n 上升，但比线性慢" in rising.reason
-    jump = verdict("training-throughput", **throughput([3.19, 6.0, 47.3, 53.7]))   # in band only at 256→512
+    jump = cpu_branch("training-throughput", **throughput([3.19, 6.0, 47.3, 53.7]))   # in band only at 256→512
     assert jump.kind == "fails" and "即近乎线性、下降、近乎线性" not in jump.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是" in jump.reason and "作为对照，GRU 在同一范围上是" in jump.reason
 
@@ -236,13 +246,14 @@ def test_the_quadratic_verdict_counts_the_work_and_reports_time_by_segment(memor
 
 
 def test_the_committed_results_files_are_cpu_and_do_not_decide_throughput():
-    """The book's own file is from a CPU: the verdict stays this build's, capped at 部分成立,
-    and the row names the file as a CPU that does not decide; its numbers are on the row."""
+    """The book's own file is from a CPU: no file decides, so the row cannot be judged in
+    this book (无法在本书中验证); it names the file as a CPU that does not decide, and both
+    machines' numbers are on the row."""
     assert CPU_FILES, "no results file committed under book/data/bench/"
     flat_time = throughput([2.0, 2.0, 2.0, 2.0])   # every segment near-linear on this build
     result = verdict("training-throughput", **dict(flat_time, **bench_values(*CPU_FILES)))
-    assert result.kind == "partly" and "本书没有测的部分：并行硬件" in result.reason
-    assert result.reason.startswith("在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）")
+    assert result.kind == "literature" and "本书没有测的部分：并行硬件" in result.reason
+    assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason
     for path in CPU_FILES:
         assert f"结果文件 {path.name} 的设备是 CPU（" in result.reason and "不参与判定" in result.reason
         line = next(line for line in result.files if path.name in line)
@@ -255,7 +266,7 @@ def test_a_gpu_results_file_decides_throughput_and_the_row_names_it(tmp_path):
     """A file whose provenance says GPU is the one the row is judged on: its near-linear
     segments make the claim hold, though this build's CPU throughput falls."""
     falling = throughput([3.0, 5.0, 7.6, 34.6])
-    assert verdict("training-throughput", **dict(falling, **bench_values(*CPU_FILES))).kind == "fails"
+    assert verdict("training-throughput", **dict(falling, **bench_values(*CPU_FILES))).kind == "literature"
     result = verdict("training-throughput", **dict(falling, **bench_values(*CPU_FILES, GPU_FIXTURE)))
     assert result.kind == "holds", result.reason
     assert result.reason.startswith(f"在结果文件 {GPU_FIXTURE.name} 记录的 GPU（Test Fixture GPU")

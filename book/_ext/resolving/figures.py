@@ -30,6 +30,7 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   (``book._ext.shared.twin_fixtures``); tests/test_twin_browser.py reads both.
 """
 
+import hashlib
 import html
 import json
 import re
@@ -117,9 +118,11 @@ def _share_definitions(svg, shared):
         if old not in used:
             return match.group(0)
         if old not in shared:
-            new = f"fgl{len(shared)}"
-            definition = _coarser_glyph(match.group(0).replace(f'id="{old}"', f'id="{new}"', 1))
-            shared[old] = (new, _compact(definition))
+            # Named after the glyph's outline, not its place on the page: the PDF joins the
+            # pages into one document, where a per-page number would mean another glyph.
+            glyph = _compact(_coarser_glyph(match.group(0).replace(f'id="{old}"', 'id="GLYPH"', 1)))
+            new = "fgl" + hashlib.sha1(glyph.encode()).hexdigest()[:10]
+            shared[old] = (new, glyph.replace('id="GLYPH"', f'id="{new}"', 1))
         return ""
 
     svg = re.sub(r'<path id="([^"]+)"[^>]*/>', take, svg)
@@ -173,7 +176,7 @@ def shared_definitions(shared):
     """The hidden SVG that holds the page's glyphs and markers (empty string if none)."""
     if not shared:
         return ""
-    paths = "".join(definition for _, definition in shared.values())
+    paths = "".join(dict(shared.values()).values())   # one definition per glyph, however many names it had
     return ('<svg class="attnbook-defs" width="0" height="0" aria-hidden="true" focusable="false">'
             f"<defs>{paths}</defs></svg>")
 

@@ -233,6 +233,10 @@ def evaluate(claim, recorded):
     construction = str(check.get("construction", "")).strip()
     if construction:
         reason = f"{reason}由代码决定：{construction}"
+    required = str((check.get("files") or {}).get("required", "")).strip()
+    if required and not any(scope["judged"]):  # only a file of that hardware can decide this claim
+        read(template_names(required), "files.required")
+        kind, reason = "literature", f"{fill(required, scope).strip()}本次构建的数只描述构建机器：{reason}"
     return Verdict(kind, reason, fill(shown, scope).strip(), names, files=[file["values"] for file in files],
                    basis="construction" if construction else "measured")
 
