@@ -169,5 +169,5 @@ def test_the_ledger_rows_show_each_file_apart_and_say_it_does_not_decide(claim_i
     for path, line in zip(COMMITTED, lines):
         assert line.startswith(f"结果文件 {path.name}（CPU：") and "个逻辑核" in line and "提交 " in line
         assert path.name not in build
-        assert f"结果文件 {path.name} 的设备是 CPU（" in reason and "不参与判定" in reason
+        assert f"结果文件 {path.name}" in reason and "CPU（" in reason and "不参与判定" in reason
     assert row.select_one(".claim-status").get_text(strip=True) != "成立（本次构建实测）"
