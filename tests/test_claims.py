@@ -184,7 +184,7 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
     assert cpu_branch("training-throughput", **rising_then_falling).kind == "fails"
     assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是 0.26、0.40、-1.19，即上升、上升、下降" in result.reason
-    assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，没有随 n 上升" in result.reason
+    assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，两端之间几乎没有增长" in result.reason
     assert "本书没有测的部分：并行硬件" in result.reason and "GPU" in result.reason
     assert "2 个 CPU 核" in result.values and "TensorFlow 2.21.0" in result.values
 
@@ -203,14 +203,17 @@ def test_the_throughput_verdict_reads_the_whole_range_not_one_noisy_segment():
 
 
 def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
-    fast = verdict("short-sequences", **TIMINGS)   # faster everywhere, but memory is not measured there
+    """On this build's CPU alone the row cannot be judged (speed against an RNN needs
+    parallel hardware); the CPU branch still reads each length."""
+    assert verdict("short-sequences", **TIMINGS).kind == "literature"
+    fast = cpu_branch("short-sequences", **TIMINGS)   # faster everywhere, but memory is not measured there
     assert fast.kind == "partly" and fast.reason.startswith("时间上，在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）测到的每个长度上") and "没有测内存" in fast.reason
     slower = dict(TIMINGS, forward_ms_attention=[1.4, 1.6, 2.9, 30.8])   # the issue's n = 512
-    result = verdict("short-sequences", **slower)
+    result = cpu_branch("short-sequences", **slower)
     assert result.kind == "partly"
     assert "30.8" in result.values and "64、128、256" in result.reason
     never = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
-    assert verdict("short-sequences", **never).kind == "fails"
+    assert cpu_branch("short-sequences", **never).kind == "fails"
 
 
 COUNTED = {"score_counted_lengths": [250, 500, 1000, 2000],
@@ -283,7 +286,7 @@ def test_a_gpu_results_file_decides_throughput_and_the_row_names_it(tmp_path):
 
 def test_a_gpu_results_file_decides_the_time_of_short_sequences_but_not_its_memory():
     slower = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
-    assert verdict("short-sequences", **slower).kind == "fails"
+    assert verdict("short-sequences", **slower).kind == "literature"
     result = verdict("short-sequences", **dict(slower, **bench_values(GPU_FIXTURE)))
     assert result.kind == "partly"   # 4 times faster everywhere on the fixture, memory still unmeasured
     assert "本行的时间按结果文件" in result.reason and "结果文件也只记下了时间" in result.reason
