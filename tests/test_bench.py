@@ -111,7 +111,7 @@ def test_the_table_marks_its_heads_and_escapes_its_cells():
     table = bench.Table("标题", ["来源", "本次构建", "结果文件 a.json"], [["设备", "CPU", "<GPU>"]])
     markup = table._repr_html_()
     assert "<caption>标题</caption>" in markup and markup.count('scope="col"') == 3
-    assert '<th scope="row">设备</th>' in markup and "&lt;GPU&gt;" in markup
+    assert '<th scope="row">设备</th>' in markup and '&lt;<span lang="en">GPU</span>&gt;' in markup
     assert repr(table).splitlines()[1] == "来源｜本次构建｜结果文件 a.json"
 
 
@@ -140,9 +140,9 @@ def test_the_command_line_writes_provenance_into_the_results_file(tmp_path, monk
 def test_the_cost_page_shows_each_file_in_its_own_column_under_its_provenance():
     table = soup("book/ch04/cost").select_one("table.bench-table")
     assert table is not None and "出处" in table.caption.get_text()
-    heads = [th.get_text(strip=True) for th in table.select("thead th")]
+    heads = [th.get_text() for th in table.select("thead th")]
     assert heads[1] == "本次构建实测" and heads[2:] == [f"结果文件 {path.name}" for path in COMMITTED]
-    rows = {tr.th.get_text(strip=True): [td.get_text(strip=True) for td in tr.select("td")]
+    rows = {tr.th.get_text(): [td.get_text() for td in tr.select("td")]
             for tr in table.select("tbody tr")}
     for column, (name, results) in enumerate(bench.load_results(DATA), start=1):
         prov = results["provenance"]
@@ -171,3 +171,9 @@ def test_the_ledger_rows_show_each_file_apart_and_say_it_does_not_decide(claim_i
         assert path.name not in build
         assert f"结果文件 {path.name}" in reason and "CPU（" in reason and "不参与判定" in reason
     assert row.select_one(".claim-status").get_text(strip=True) != "成立（本次构建实测）"
+
+
+def test_the_table_marks_latin_runs_as_english_and_escapes_the_rest():
+    cells = bench.Table("结果 & 出处", ["项", "GRU（ms）"], [["CPU：Intel(R) Xeon(R)", "<1>"]])._repr_html_()
+    assert '<span lang="en">GRU</span>（<span lang="en">ms</span>）' in cells
+    assert '<span lang="en">Intel(R)</span>' in cells and "&amp;" in cells and "&lt;1&gt;" in cells

@@ -14,6 +14,7 @@ import html
 import json
 import os
 import platform
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -197,6 +198,20 @@ def provenance_label(prov):
             f"{prov['date'][:10]}")
 
 
+_LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.()_/+\-]*")
+
+
+def _latin_marked(text):
+    """``text`` escaped for HTML, each run with a Latin letter in ``<span lang="en">`` (the
+    page is Chinese: a screen reader then reads those runs as English)."""
+    text, out, last = str(text), [], 0
+    for match in _LATIN.finditer(text):
+        if re.search("[A-Za-z]", match.group()):
+            out += [html.escape(text[last:match.start()]), f'<span lang="en">{html.escape(match.group())}</span>']
+            last = match.end()
+    return "".join(out) + html.escape(text[last:])
+
+
 class Table:
     """一张带标题、表头与行首的表：笔记本与网页显示它的 HTML，纯文本里每行一列。
 
@@ -210,7 +225,7 @@ class Table:
         self.caption, self.header, self.rows = caption, list(header), [list(row) for row in rows]
 
     def _repr_html_(self):
-        esc = html.escape
+        esc = _latin_marked
         head = "".join(f'<th scope="col">{esc(h)}</th>' for h in self.header)
         body = "".join(f'<tr><th scope="row">{esc(row[0])}</th>' + "".join(f"<td>{esc(c)}</td>" for c in row[1:])
                        + "</tr>" for row in self.rows)
