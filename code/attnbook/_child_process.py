@@ -93,10 +93,5 @@ if popen_forkserver is not None:
     class _Process(context.ForkServerProcess):
         _Popen = staticmethod(_Popen)
 
-        @staticmethod
-        def _after_fork():  # the forkserver gave back Python's Ctrl-C handler: ignore it from here on
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            context.ForkServerProcess._after_fork()
-
     class _ForkServerContext(context.ForkServerContext):
         Process = _Process
