@@ -194,7 +194,13 @@ def test_ctrl_c_in_a_notebook_ends_the_check(tmp_path):
         _thread.interrupt_main()
 
     threading.Thread(target=interrupt, daemon=True).start()
-    verdict = check(SDPA, hangs)
+    # A kernel runs with Python's own Ctrl-C handler; an earlier test in this worker (a
+    # notebook run) may have left another, and then interrupt_main() does nothing.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        verdict = check(SDPA, hangs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert verdict.interrupted and not verdict.passed and str(verdict).splitlines()[0].endswith("：已中断")
     assert gone(int(pid_file.read_text()))
 
