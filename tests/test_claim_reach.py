@@ -33,6 +33,12 @@ FIXED = {
     "minus_infinity_row_is_nan",   # softmax of a row of -inf is NaN by IEEE 754 on every build
 }
 
+#: GRU times a build could record at the four timing lengths: forward, then training step.
+SHORT_GRU = {"forward_ms_gru": [5.9, 11.3, 20.4, 46.3], "train_ms_gru": [15.9, 30.5, 62.8, 126.5]}
+#: Time slopes of full attention and the two variants the manuscript names.
+VARIANT_TIMES = {"variant_time_segments_full": [2.07, 2.26], "variant_time_segments_window": [0.26, 1.29],
+                 "variant_time_segments_linear": [0.7, 0.51]}
+
 SCALING_FLAT = [0.3, 0.53, 0.66, 0.71, 0.81, 0.87, 0.91, 0.7]
 
 #: ``{claim id: {branch: {value: what a build could record}}}``; ``{}`` is this build's values.
@@ -66,22 +72,32 @@ SCENARIOS = {
     "million-pairs": {"holds": {}, "fails": {"score_counted_pairs": [31375, 125250, 500500, 2001000]}},
     "quadratic-growth": {"holds": {"variant_memory_segments_full": [1.92, 1.96]},
                          "partly": {"variant_memory_segments_full": [1.2, 1.9]},
-                         "fails": {"score_counted_pairs": [62500, 125000, 250000, 500000]}},
-    "short-sequences": {"holds": {"forward_ms_attention": [2.0, 2.0, 3.5, 8.7]},
-                        "partly": {"forward_ms_attention": [2.0, 2.0, 3.5, 99.0]},
-                        "fails": {"forward_ms_attention": [999.0] * 4, "train_ms_attention": [999.0] * 4}},
-    "linear-variants": {"holds": {"variant_memory_segments_window": [0.89, 0.87]},
-                        "partly": {"variant_memory_segments_window": [1.9, 1.9]},
+                         "fails": {"variant_memory_segments_full": [1.92, 1.96],
+                                   "score_counted_pairs": [62500, 125000, 250000, 500000]}},
+    "short-sequences": {"holds": {**SHORT_GRU, "forward_ms_attention": [2.0, 2.0, 3.5, 8.7],
+                                  "train_ms_attention": [3.5, 5.6, 10.9, 27.2]},
+                        "partly": {**SHORT_GRU, "forward_ms_attention": [2.0, 2.0, 3.5, 99.0],
+                                   "train_ms_attention": [3.5, 5.6, 10.9, 27.2]},
+                        "fails": {**SHORT_GRU, "forward_ms_attention": [999.0] * 4,
+                                  "train_ms_attention": [999.0] * 4}},
+    "linear-variants": {"holds": {**VARIANT_TIMES, "variant_memory_segments_window": [0.89, 0.87],
+                                  "variant_memory_segments_linear": [0.22, 1.13]},
+                        "partly": {**VARIANT_TIMES, "variant_memory_segments_window": [1.9, 1.9],
+                                   "variant_memory_segments_linear": [0.22, 1.13]},
                         "fails": {"variant_memory_segments_window": [1.9, 1.9],
                                   "variant_memory_segments_linear": [1.5, 1.4],
+                                  "variant_time_segments_full": [2.07, 2.26],
                                   "variant_time_segments_window": [2.5, 2.5],
                                   "variant_time_segments_linear": [2.2, 2.2]}},
-    "rnn-low-memory": {"holds": {"memory_segment_slopes_gru": [0.53, 0.47],
+    "rnn-low-memory": {"holds": {"memory_mib_gru": [3.4, 4.9, 7.1], "memory_mib_attention": [18.9, 69.3, 269.8],
+                                 "memory_segment_slopes_gru": [0.53, 0.47],
                                  "memory_segment_slopes_attention": [1.87, 1.95]},
-                       "partly": {"memory_mib_attention": [19.2, 40.0, 150.0],
+                       "partly": {"memory_mib_gru": [3.4, 4.9, 7.1], "memory_mib_attention": [19.2, 40.0, 150.0],
+                                  "memory_segment_slopes_gru": [0.53, 0.47],
                                   "memory_segment_slopes_attention": [1.06, 1.91]},
-                       "fails": {"memory_mib_gru": [25.0, 80.0, 300.0],
-                                 "memory_segment_slopes_gru": [1.68, 1.91]}},
+                       "fails": {"memory_mib_gru": [25.0, 80.0, 300.0], "memory_mib_attention": [18.9, 69.3, 269.8],
+                                 "memory_segment_slopes_gru": [1.68, 1.91],
+                                 "memory_segment_slopes_attention": [1.87, 1.95]}},
     "padding-steals-weight": {"holds": {}, "fails": {"pad_weight_unmasked": 0.001}},
     "mask-to-minus-infinity": {"holds": {}, "fails": {"pad_weight_masked": 0.02}},
     "learned-routing": {"holds": {}, "partly": {"reversal_token_accuracy": 0.7},
@@ -131,6 +147,35 @@ def test_every_checked_claim_has_a_scenario_for_each_of_its_branches():
     assert set(SCENARIOS) == set(CHECKED)
     for claim_id, claim in CHECKED.items():
         assert sorted(SCENARIOS[claim_id]) == sorted(branches(claim)), claim_id
+
+
+def read_by(check):
+    """The recorded values a check's ``holds`` and ``partly`` read, through its ``let``s."""
+    lets = check.get("let") or {}
+
+    def names(expression):
+        found = set()
+        for name in claim_checks.parse_expression(expression)[1]:
+            found |= names(lets[name]) if name in lets else {name}
+        return found
+
+    return names(check["holds"]) | (names(check["partly"]) if "partly" in check else set())
+
+
+#: Parts of a name that mark a timing or a memory measurement; these differ from machine to machine.
+MACHINE_DEPENDENT = ("_ms_", "time", "throughput", "memory", "mib", "speedup")
+
+
+def test_each_scenario_sets_every_timing_and_memory_value_its_check_reads():
+    """Otherwise a scenario's branch would rest on what this build's machine measured,
+    and another machine could send it down another branch (a CI run did, for
+    short-sequences). Values read from the committed results files (``bench_*``) are
+    the same on every machine."""
+    for claim_id, scenarios in SCENARIOS.items():
+        read = {name for name in read_by(CHECKED[claim_id]["check"])
+                if any(part in name for part in MACHINE_DEPENDENT) and not name.startswith("bench_")}
+        for branch, change in scenarios.items():
+            assert read <= set(change), (claim_id, branch, sorted(read - set(change)))
 
 
 @pytest.mark.book
