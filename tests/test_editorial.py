@@ -6,6 +6,7 @@ Figures the editor added take numbers the printed book never uses; the claims le
 and the list of editor's notes are complete and every link in them lands.
 """
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -235,7 +236,13 @@ def resolves(page, href):
     target = (HTML / page).parent / split.path if split.path else HTML / page
     if not target.resolve().is_file():
         return False
-    return not split.fragment or soup(str(target.resolve().relative_to(HTML))).find(id=split.fragment) is not None
+    return not split.fragment or split.fragment in ids(str(target.resolve().relative_to(HTML)))
+
+
+@functools.lru_cache(maxsize=None)
+def ids(page):
+    """Every id on a built page (parsed once: the ledger links to a few pages many times)."""
+    return frozenset(tag["id"] for tag in soup(page).find_all(id=True))
 
 
 def test_the_ledger_has_twenty_claims_each_with_a_verdict_and_a_backing():
