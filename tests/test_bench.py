@@ -149,7 +149,7 @@ def test_the_cost_page_shows_each_file_in_its_own_column_under_its_provenance():
         assert rows["设备"][column] == f"{prov['device']['kind']}：{prov['device']['model']}", name
         assert rows["逻辑核数"][column] == str(prov["cpu_count"])
         assert rows["TensorFlow / Keras"][column] == f"{prov['tensorflow']} / {prov['keras']}"
-        assert rows["代码的提交"][column] == bench.commit_text(prov) and rows["日期（UTC）"][column] == prov["date"][:10]
+        assert rows["测量时的代码提交"][column] == bench.commit_text(prov) and rows["日期（UTC）"][column] == prov["date"][:10]
         summary = bench.timing_summary(results["rnn_vs_attention"], results["settings"]["rnn_vs_attention"]["batch"])
         assert rows["训练吞吐，注意力（位置/秒）"][column] == "、".join(
             f"{t:.0f}" for t in summary["train_throughput_attention"])
