@@ -28,6 +28,7 @@ CHECKED = {claim["id"]: claim for claim in CLAIMS if "check" in claim}
 FIXED = {
     "timing_lengths", "timing_segments", "variant_lengths", "variant_segments", "memory_lengths",
     "memory_segments", "serial_lengths", "score_counted_lengths", "scaling_d_k", "scaling_uniform_weight",
+    "scaling_n_keys", "scaling_heads",
     "walkthrough_positions", "reach_positions", "reach_near", "reach_far", "stack_steps", "stack_tail_steps",
     "build_cpu_count", "build_tf_version", "build_machine", "score_pairs_n1000",
     "minus_infinity_row_is_nan",   # softmax of a row of -inf is NaN by IEEE 754 on every build

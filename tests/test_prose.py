@@ -230,13 +230,18 @@ def test_the_editor_quotes_the_manuscript_word_for_word(page):
 
 @pytest.mark.book
 def test_the_listings_output_lines_are_on_the_page():
-    """The manuscript's ``# 输出：…`` lines are quoted beside the live output they stand for."""
-    text = manuscript.normalize(" ".join(root.get_text(" ") for root in editorial_roots(SECTION)))
+    """The manuscript's ``# 输出：…`` lines stand, in its order, in the author's layer (no
+    ``.editorial`` around them, so every view and the PDF show them), each right under the
+    live output of the cell that replaced it."""
     lines = [line for listing in manuscript.listings() for line in listing.splitlines()
              if manuscript.OUTPUT_COMMENT.match(line)]
     assert len(lines) == 3
-    missing = [line for line in lines if manuscript.normalize(line) not in text]
-    assert not missing, missing
+    shown = soup(SECTION).select("div.listing-printed-output")
+    assert [manuscript.normalize(block.get_text()) for block in shown] == [manuscript.normalize(l) for l in lines]
+    for block in shown:
+        assert not block.find_parent(class_="editorial"), block
+        before = block.find_previous_sibling()
+        assert before is not None and "cell" in before.get("class", []), (block, before)
 
 
 # --- cross-references ------------------------------------------------------------------------

@@ -25,9 +25,10 @@ KEEP_RESULTS = 3
 
 
 def tests_key(root, tests_dir, node_ids):
-    """A short hash of the test ids, the tests, and the execution cache's key of what the
-    pages depend on (the package, requirements.txt, the Python and kernel versions)."""
-    return files_digest(root, [Path(tests_dir)], salt=f"{dependency_key(root)}|{sorted(node_ids)}")
+    """A short hash of the test ids, the tests, pytest.ini (its markers and options decide
+    whether they run), and the execution cache's key of what the pages depend on (the
+    package, requirements.txt, the Python and kernel versions)."""
+    return files_digest(root, [Path(tests_dir), "pytest.ini"], salt=f"{dependency_key(root)}|{sorted(node_ids)}")
 
 
 def parse_junit(text):
