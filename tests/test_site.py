@@ -230,6 +230,9 @@ def test_api_page_is_generated_from_docstrings():
                  "attnbook.padding_mask", "attnbook.exercises.check", "attnbook.cost.peak_memory"]:
         entry = page.find(id=name)
         assert entry is not None, name
+    signatures = {dt["id"]: dt.get_text(" ", strip=True) for dt in page.select("dl.py.class > dt[id]")}
+    assert "(*args, **kwargs)" not in " ".join(signatures.values()), signatures   # Keras's Layer.__new__
+    assert "( d_model , num_heads" in signatures["attnbook.MiniMultiHeadAttention"], signatures
     for documented in (attnbook.scaled_dot_product_attention, exercises.check):
         summary = documented.__doc__.strip().splitlines()[0]
         summary = re.sub(r":\w+:`([^`]*)`", r"\1", summary).replace("``", "").replace("'", "’")

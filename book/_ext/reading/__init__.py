@@ -8,6 +8,8 @@
 * ``editorial``: the editor's layer: its directives and environment collector; at
   ``doctree-resolved`` it fills the list of notes, at ``html-page-context`` it adds the
   view switch.
+* ``signatures``: at ``autodoc-process-signature``, a Keras class's signature from its
+  ``__init__`` (autodoc would show the ``(*args, **kwargs)`` of ``Layer.__new__``).
 * ``numbering``: numbers the figures and exercises once every page is read
   (``env-get-updated``); at ``config-inited`` it takes the section number from the
   exercise catalog, and a post-transform makes exercise titles' parentheses full-width.
