@@ -363,18 +363,19 @@ VARIANTS = dict(QUADRATIC, variant_time_segments_full=[2.18, 2.13], variant_memo
                 variant_time_segments_chunked=[1.8, 2.2], variant_memory_segments_chunked=[0.77, 0.80])
 
 
-def test_the_variants_verdict_compares_time_with_full_attention_segment_by_segment():
-    """Memory against near-linear, time against full attention's same segment (quoted);
-    calling linear attention an approximation is corrected by definition: at most 部分成立."""
+def test_the_variants_verdict_reads_memory_and_only_lists_time():
+    """Memory against near-linear decides; time is listed, never judged (one build's
+    per-segment time slopes are too noisy to tell O(n) from O(n²)); calling linear
+    attention an approximation is corrected by definition: at most 部分成立."""
     result = verdict("linear-variants", **VARIANTS)
-    assert result.kind == "partly" and "都低于完整注意力同一段的 2.18、2.13" in result.reason
-    assert "编者限定的部分：" in result.reason and "时间各段 1.80、2.20" in result.reason
-    flat_full = dict(VARIANTS, variant_time_segments_full=[0.51, 2.35])   # the audit's flat first segment
-    result = verdict("linear-variants", **flat_full)
-    assert result.kind == "partly"
-    assert "时间每一段的斜率都低于完整注意力同一段（0.51、2.35，本次构建的机器，2 个 CPU 核）的：线性注意力（" in result.reason
-    steep = dict(VARIANTS, variant_memory_segments_window=[1.9, 1.9], variant_memory_segments_linear=[1.5, 1.4],
-                 variant_time_segments_window=[2.5, 2.5], variant_time_segments_linear=[2.2, 2.2])
+    assert result.kind == "partly" and "都不超过 1.3" in result.reason
+    assert "编者限定的部分：" in result.reason and "时间只列在数值一栏，不参与判定" in result.reason
+    for noisy in ([2.07, -0.86], [3.0, 3.0]):   # the review's noisy slopes, and quadratic time
+        again = verdict("linear-variants", **dict(VARIANTS, variant_time_segments_linear=noisy))
+        assert again.kind == result.kind and again.reason == result.reason
+    one = verdict("linear-variants", **dict(VARIANTS, variant_memory_segments_window=[1.9, 1.9]))
+    assert one.kind == "partly" and "不超过 1.3 的只有：线性注意力（" in one.reason
+    steep = dict(VARIANTS, variant_memory_segments_window=[1.9, 1.9], variant_memory_segments_linear=[1.5, 1.4])
     assert verdict("linear-variants", **steep).kind == "fails"
 
 
@@ -382,8 +383,9 @@ def test_two_rows_read_full_attentions_time_the_same_way():
     """Rows that read the same measured slopes quote them alike, and neither calls them quadratic."""
     values = dict(VARIANTS, variant_time_segments_full=[0.51, 2.35])
     quadratic, variants = verdict("quadratic-growth", **values), verdict("linear-variants", **values)
+    assert "0.51、2.35" in quadratic.reason
     for row in (quadratic, variants):
-        assert "0.51、2.35" in row.reason and "0.51、2.35" in row.values
+        assert "0.51、2.35" in row.values
         assert "完整注意力的平方增长" not in row.reason and "时间仍按平方涨" not in row.reason
 
 

@@ -53,12 +53,12 @@ def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
     ``(n_keys, d_k)`` 与上游梯度 ``(n_queries, n_keys)``；三种缩放用的是同一批样本。
     ``heads`` 决定错误缩放里的 ``d_model = heads · d_k``。
 
-    返回普通数据：``{"d_k": [...], "heads": heads, "n_keys": n_keys,
+    返回普通数据：``{"d_k": [...], "heads": heads, "n_keys": n_keys, "n_queries": n_queries,
     "unscaled": {metric: [...]}, "head_depth": {...}, "d_model": {...}}``，
     :data:`METRICS` 里的每个统计量在每个维度上各有一个值。``unscaled`` 是不缩放，
     ``head_depth`` 是除以 √d_k，``d_model`` 是除以 √d_model。
     """
-    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys}
+    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys, "n_queries": n_queries}
     for name in SCALINGS:
         result[name] = {metric: [] for metric in METRICS}
     for d_k in result["d_k"]:

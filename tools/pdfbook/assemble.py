@@ -25,7 +25,8 @@ from bs4 import BeautifulSoup
 
 from . import exercises
 
-SCREEN_ONLY = "a.headerlink, .voice-switch, .web-only"
+# A hidden input's 显示代码/隐藏代码 toggle goes; the <details> is opened, its code printed.
+SCREEN_ONLY = "a.headerlink, .voice-switch, .web-only, details.hide > summary"
 HEADING = re.compile(r"^h[1-6]$")
 URL_ATTRS = ("src", "poster", "data")  # href is handled separately
 

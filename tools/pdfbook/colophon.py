@@ -4,19 +4,20 @@ The book prints timings and memory figures measured while its pages ran, so the 
 says when the pages' code ran (the newest record of the execution cache that the
 build used, found by the key of book/_ext/reading/execution.py), when the PDF was printed, on
 what machine (CPU count, Python and TensorFlow versions), from which commit, and with
-which version of the companion package: the commit and the version as the pages'
-citations give them (book/_ext/shared/checkout.py).
+which version of the companion package: the commit the site's pages cite (read from
+the built site), and the version as they give it (book/_ext/shared/checkout.py).
 """
 
 import html
 import os
+import re
 import platform
 from datetime import datetime, timezone
 
 from jupyter_cache import get_cache
 
 from book._ext.shared.checkout import dependency_key
-from book._ext.shared.checkout import UNKNOWN, edition, git_commit, package_version
+from book._ext.shared.checkout import UNKNOWN, edition, package_version
 
 
 def facts(root, build_dir):
@@ -25,7 +26,7 @@ def facts(root, build_dir):
         ("代码执行", executed_at(root, build_dir)),
         ("PDF 生成", _utc(datetime.now(timezone.utc))),
         ("机器", machine()),
-        ("源码提交", commit(root)),
+        ("源码提交", commit(build_dir)),
         ("配套包", f"attnbook {edition(root)}"),
     ]
 
@@ -35,13 +36,17 @@ def machine():
             f"TensorFlow {package_version('tensorflow', 'tensorflow-cpu')}")
 
 
-def commit(root):
-    """The commit checked out, marked when the work tree differs from it."""
-    found = git_commit(root)
-    if found is None:
+def commit(build_dir):
+    """The commit the site was built from, as its pages cite it (the ``attnbook-commit``
+    meta tag of book/_ext/writing/cite_section.py), not the one checked out now: the PDF
+    prints that build. Marked when the work tree differed from the commit."""
+    page = build_dir / "html" / "book" / "index.html"
+    found = re.search(r'<meta name="attnbook-commit" content="([^"]+)"', page.read_text(encoding="utf-8")) \
+        if page.is_file() else None
+    if found is None or found.group(1) == UNKNOWN:
         return f"{UNKNOWN}（不在 git 仓库中构建）"
-    sha, _, dirty = found
-    return f"{sha}（工作区另有未提交的改动）" if dirty else sha
+    sha = found.group(1)
+    return f"{sha.removesuffix('-dirty')}（工作区另有未提交的改动）" if sha.endswith("-dirty") else sha
 
 
 def executed_at(root, build_dir):

@@ -9,7 +9,7 @@
       super(box);
       const { d_k: dk, d_model: dm } = this.inputs;
       this.radios("缩放分母", "scale", [
-        ["d_k", `除以 √d_k = √${dk}（正确做法）`], ["d_model", `除以 √输入维度 = √${dm}（错误做法）`],
+        ["d_k", `除以 √d_k = √${dk}（正确做法）`], ["d_model", `除以 √输入宽度 = √${dm}（偏大的分母）`],
         ["none", "不缩放"]]);
       this.select("查看第几个查询位置的一行：", "row", this.data.settings.row);
       this.finish("编者加的交互：换一种缩放分母，浏览器当场重算这张权重表");
@@ -26,7 +26,7 @@
       const values = changed === "scale" ? this.weights() : this.panels[0].values;
       const row = values[this.state.row];
       const { max, entropy } = T.rowStats(T.matrix(1, row.length, Float64Array.from(row)), 0);
-      const name = { d_k: "除以 √d_k", d_model: "除以 √输入维度", none: "不缩放" }[this.state.scale];
+      const name = { d_k: "除以 √d_k", d_model: "除以 √输入宽度", none: "不缩放" }[this.state.scale];
       const summary = `${name}：查询位置 ${this.state.row} 的权重 ${row.map((v) => fixed(v, 3)).join("、")}；`
         + `最大权重 ${fixed(max, 3)}；熵 ${fixed(entropy, 3)} nat（均匀分布为 ${fixed(Math.log(row.length), 3)}）`;
       this.show([values], summary, changed);

@@ -55,6 +55,8 @@ def _page_context(app, pagename, templatename, context, doctree):
     if doctree is None or pagename not in app.env.found_docs:
         return
     facts = _facts(app)
+    # The commit once more, for tools/pdfbook/colophon.py: the PDF prints this build.
+    context["metatags"] = context.get("metatags", "") + f'<meta name="attnbook-commit" content="{facts["commit"]}">\n'
     part = re.sub(r"<[^>]+>", "", context.get("title", "")).strip()
     context["cite_section"] = citations(
         authors=app.config.cite_section_authors, part=Markup(part).unescape(),

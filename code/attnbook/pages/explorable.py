@@ -67,8 +67,9 @@ def explore_scaling(fig, x, query, key):
     """让 :func:`weights_heatmap` 画的权重表在网页上可调：缩放分母可选三种。
 
     ``x`` 是输入 ``(n, d_model)``，``query``、``key`` 是已经调用过的两个 Dense 投影层
-    （输出 ``d_k`` 维）。三种分母：``"d_k"`` 除以 √d_k（正确），``"d_model"`` 除以
-    √d_model（错误做法），``"none"`` 不缩放。图上画的应是 ``"d_k"`` 的权重。数据记在 ``fig`` 上，不返回值。
+    （输出 ``d_k`` 维）。三种分母：``"d_k"`` 除以 √d_k（正确），``"d_model"`` 除以输入
+    宽度的平方根（一个偏大的分母；单头时它不是原稿说的按全维度缩放），``"none"`` 不缩放。
+    图上画的应是 ``"d_k"`` 的权重。数据记在 ``fig`` 上，不返回值。
     """
     x = np.asarray(x, dtype=np.float32)
     if x.ndim != 2:
