@@ -41,7 +41,7 @@ SCALING_FLAT = [0.3, 0.53, 0.66, 0.71, 0.81, 0.87, 0.91, 0.7]
 
 #: ``{claim id: {branch: {value: what a build could record}}}``; ``{}`` is this build's values.
 SCENARIOS = {
-    "direct-path": {"holds": {}, "partly": {"reach_ratio_attention": 0.3},
+    "direct-path": {"holds": {}, "partly": {"reach_ratio_attention_median": 0.3},
                     "fails": {"score_graph_matmul_ops": 8}},
     "scaling-prevents-saturation": {
         "holds": {"scaling_grad_median_unscaled": [0.25, 0.2, 0.1, 0.05, 0.02, 0.01, 0.004, 0.0007]},
@@ -73,7 +73,10 @@ SCENARIOS = {
                          "fails": {"variant_memory_segments_full": [1.92, 1.96],
                                    "score_counted_pairs": [62500, 125000, 250000, 500000]}},
     "short-sequences": {"holds": {**SHORT_GRU, "forward_ms_attention": [2.0, 2.0, 3.5, 8.7],
-                                  "train_ms_attention": [3.5, 5.6, 10.9, 27.2]},
+                                  "train_ms_attention": [3.5, 5.6, 10.9, 27.2],
+                                  # the CPU results file's other configuration, twice as fast everywhere too
+                                  "bench_forward_speedup": [[2.6, 3.0, 3.8, 2.1]],
+                                  "bench_train_speedup": [[2.6, 3.6, 3.1, 2.2]]},
                         "partly": {**SHORT_GRU, "forward_ms_attention": [2.0, 2.0, 3.5, 99.0],
                                    "train_ms_attention": [3.5, 5.6, 10.9, 27.2]},
                         "fails": {**SHORT_GRU, "forward_ms_attention": [999.0] * 4,
@@ -94,7 +97,7 @@ SCENARIOS = {
                                  "memory_segment_slopes_gru": [1.68, 1.91],
                                  "memory_segment_slopes_attention": [1.87, 1.95]}},
     "padding-steals-weight": {"holds": {}, "fails": {"pad_weight_unmasked": 0.001}},
-    "mask-to-minus-infinity": {"holds": {}, "fails": {"pad_weight_masked": 0.02}},
+    "mask-to-minus-infinity": {"holds": {}, "fails": {"minus_inf_renormalized_diff": 0.44}},
     "learned-routing": {"holds": {}, "partly": {"reversal_token_accuracy": 0.7},
                         "fails": {"reversal_antidiagonal_share": 0.3}},
 }

@@ -70,5 +70,12 @@ def reach(layer, x, source=0):
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = layer(x)
-    jacobian = tape.jacobian(y, x)[0, :, :, 0, source, :]  # (t, units, features)
+    # tape.jacobian traces a tf.function per call; called for several layers in a row it
+    # logs a retracing warning that says nothing about the result
+    logger, level = tf.get_logger(), tf.get_logger().level
+    logger.setLevel("ERROR")
+    try:
+        jacobian = tape.jacobian(y, x)[0, :, :, 0, source, :]  # (t, units, features)
+    finally:
+        logger.setLevel(level)
     return np.linalg.norm(jacobian.numpy().reshape(n, -1), axis=1)

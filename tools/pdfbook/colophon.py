@@ -68,6 +68,8 @@ def section(lines):
     """The colophon as HTML."""
     rows = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in lines)
     return ('<section class="pdf-colophon" id="pdf-colophon"><h1>版本说明</h1>'
-            "<p>这份 PDF 由本书网站的构建结果直接打印而成，页面上的每个数字、每张图都来自下面这次构建中真正运行过的代码。"
-            "书中的计时与内存数字是这台机器在那次运行时实测的，换一台机器会不同。</p>"
+            "<p>这份 PDF 由本书网站的构建结果直接打印而成，页面上的每个数字、每张图都来自真正运行过的代码："
+            "页面与配套包都没变时，构建沿用执行缓存里上一次运行的输出，所以“代码执行”是最近一次运行的时间，"
+            "成本账一页的表记下了那一页执行时的提交，它可能早于下面的源码提交。"
+            "书中的计时与内存数字是执行它们的机器在那次运行时实测的，换一台机器会不同。</p>"
             f'<dl class="pdf-facts">{rows}</dl></section>')

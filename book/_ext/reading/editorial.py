@@ -27,9 +27,9 @@ on their outermost element, so a reader (and a test) can tell the two voices apa
   the package or the manuscript, documents provenance or versions): ``:kind: check`` on
   the directive (with ``:summary:``, the line it shows folded, when it has no title), or
   the tag ``check`` beside ``editorial`` on a cell. A note and the cells right after it
-  become one container; consecutive checking blocks become one ``<details>`` of class
-  ``editorial editorial-check``, folded, whose ``<summary>`` is 「编者 · 核对」 and the
-  first summary or title of its blocks.
+  become one container; a checking block and the untitled checking blocks and cells after
+  it become one ``<details>`` of class ``editorial editorial-check``, folded, whose
+  ``<summary>`` is 「编者 · 核对」 and that block's summary or title.
 * ``:::{editorial-page}`` at the top of a page marks the whole page as the editor's
   (编者撰写); such a page has no switch.
 * Every other page with editorial blocks gets a switch of three views, remembered
@@ -287,8 +287,9 @@ def _group_blocks(doctree):
             run = [children.pop(0)]
             if _is_block(run[0]):
                 layer = run[0].get("editorial_layer")
+                # a check with a summary or title of its own opens a fold of its own
                 while (children and _is_block(children[0]) and children[0].get("editorial_layer") == layer
-                       and (layer == CHECK or _is_cell(children[0]))):
+                       and ((layer == CHECK and not children[0].get("check_summary")) or _is_cell(children[0]))):
                     run.append(children.pop(0))
             grouped.append(_wrap(run) if _is_block(run[0]) else run[0])
         del parent[:]
