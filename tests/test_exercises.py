@@ -37,8 +37,6 @@ from book._ext.reading import numbering
 from buildfiles import ROOT
 
 S = solutions
-# Its command-line runs start once, on one worker, in the background.
-pytestmark = pytest.mark.xdist_group("exercises")
 PAGE = ROOT / "book" / "ch04" / "exercises.md"
 ID = {ex.answer_name: ex.id for ex in EXERCISES.values()}  # "split_heads" -> its id
 SDPA = ID["scaled_dot_product_attention"]

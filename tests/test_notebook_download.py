@@ -19,8 +19,7 @@ import pytest
 from buildfiles import ROOT
 from notebooks import myst_left
 
-# One worker builds the small book once for the whole module (the fixture is most of its time).
-pytestmark = [pytest.mark.build, pytest.mark.slow, pytest.mark.xdist_group("notebook-download")]
+pytestmark = [pytest.mark.build, pytest.mark.slow]
 
 SITE = "https://attention-book.github.io/attention-book/"  # from repository.url in _config.yml
 HEADER = """---

@@ -6,9 +6,6 @@ import pytest
 from attnbook import MiniMultiHeadAttention
 from attnbook.toy import ReversalModel, alignment_accuracy, reversal_data, train_reversal, train_stack
 
-# The trained reversal model is one fixture: one worker trains it once.
-pytestmark = pytest.mark.xdist_group("toy")
-
 
 @pytest.fixture(scope="module")
 def run():
