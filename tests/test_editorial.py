@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import manuscript
-from buildfiles import EXECUTED, HTML, SECTION, executed_pages, html_pages, soup
+from buildfiles import EXECUTED, HTML, ROOT, SECTION, executed_pages, html_pages, soup
 
 pytestmark = pytest.mark.book
 
@@ -293,6 +293,23 @@ def test_the_notes_page_lists_every_titled_note_and_its_links_land():
     assert all(resolves("book/errata.html", href) for href in links)
     corrections = soup("book/errata").get_text().count("更正原稿")
     assert corrections >= 1
+
+
+def test_every_check_summary_heads_a_fold_or_line_of_its_own():
+    """Each ``:summary:`` of a checking block is what a reader sees folded: the summary of
+    its own ``<details>``, or its own one-line aside. Two checks in a row once shared one
+    fold under the first one's summary, and the second summary was lost."""
+    checked = 0
+    for page in executed_pages():
+        summaries = re.findall(r"^:kind: check\n:summary: (.+)$", (ROOT / f"{page}.md").read_text(encoding="utf-8"), re.M)
+        shown = [h.get_text("", strip=True).replace(" ", "")
+                 for h in soup(page).select("details.editorial-check > summary, .editorial-aside > .editorial-title")]
+        for summary in summaries:
+            plain = re.sub(r"\{[a-z:]+\}`([^`<]*)(<[^>]*>)?`", r"\1", summary)
+            plain = re.sub(r"[`$\s]", "", plain.replace("\\sqrt", "√"))
+            assert sum(plain in line for line in shown) == 1, (page, summary, shown)
+            checked += 1
+    assert checked >= 8
 
 
 def test_a_listed_note_shows_its_title_where_its_link_lands():
