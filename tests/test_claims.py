@@ -214,8 +214,15 @@ def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
     never = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
     assert verdict("short-sequences", **never).kind == "fails"
     with_file = verdict("short-sequences", **dict(TIMINGS, **bench_values(*CPU_FILES)))   # batch 8: 1.63 at 512
-    assert f"另一种配置也不是处处至少快一倍：结果文件 {CPU_FILES[0].name}" in with_file.reason
+    assert f"别的配置也不是处处至少快一倍：结果文件 {CPU_FILES[0].name} 的" in with_file.reason
     assert "判定要求处处不小于 2" in with_file.reason and "提交进本书的别的配置" not in with_file.reason
+
+
+def test_every_results_file_that_falls_short_is_named(tmp_path):
+    copy = tmp_path / "zz-copy.json"
+    copy.write_text(CPU_FILES[0].read_text(encoding="utf-8"), encoding="utf-8")
+    both = verdict("short-sequences", **dict(TIMINGS, **bench_values(CPU_FILES[0], copy)))
+    assert f"结果文件 {CPU_FILES[0].name}、zz-copy.json 的时间之比有低于 2 的" in both.reason
 
 
 COUNTED = {"score_counted_lengths": [250, 500, 1000, 2000],

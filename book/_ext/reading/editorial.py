@@ -306,7 +306,8 @@ def _wrap(run):
         return _aside(run[0])
     if check:
         box = checking(classes=["editorial", "editorial-check"])
-        box += checking_summary("", "", label(CHECK_LABEL), nodes.Text(_summary(run)))
+        # only the first check of a run has a summary: a later one opens a fold of its own
+        box += checking_summary("", "", label(CHECK_LABEL), nodes.Text(run[0].get("check_summary") or CHECK_SUMMARY))
     else:
         box = nodes.container(classes=["editorial", "editorial-group"])
     for i, member in enumerate(run):
@@ -326,13 +327,6 @@ def _aside(block):
     box = nodes.container(ids=block["ids"], classes=["editorial", "editorial-check", "editorial-aside"])
     box += line
     return box
-
-
-def _summary(run):
-    for member in run:
-        if member.get("check_summary"):
-            return member["check_summary"]
-    return CHECK_SUMMARY
 
 
 def _inside_block(node):

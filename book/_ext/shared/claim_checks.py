@@ -47,7 +47,7 @@ def near(a, b, tol):
 
 FUNCTIONS = {"all": all, "any": any, "len": len, "abs": abs, "min": min, "max": max,
              "sum": sum, "zip": zip, "sorted": sorted, "round": round, "sqrt": math.sqrt, "log": math.log,
-             "near": near}
+             "near": near, "join": lambda sep, items: sep.join(map(str, items))}
 _ALLOWED = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
     ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
