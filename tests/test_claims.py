@@ -184,7 +184,9 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
     assert cpu_branch("training-throughput", **rising_then_falling).kind == "fails"
     assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是 0.26、0.40、-1.19，即上升、上升、下降" in result.reason
-    assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，两端之间几乎没有增长" in result.reason
+    assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，两端之间不升反降：n = 512 时的吞吐是 n = 64 时的 0.69 倍" in result.reason
+    level = cpu_branch("training-throughput", **throughput([3.0, 5.0, 7.6, 24.0]))   # 8x n, 8x time
+    assert "按 n 的 0.00 次方变化，两端之间几乎没有变化：n = 512 时的吞吐是 n = 64 时的 1.00 倍" in level.reason
     assert "本书没有测的部分：并行硬件" in result.reason and "GPU" in result.reason
     assert "2 个 CPU 核" in result.values and "TensorFlow 2.21.0" in result.values
 

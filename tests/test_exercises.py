@@ -562,6 +562,10 @@ def test_calling_the_reference_fails_even_under_another_name():
         text = report(SDPA, answer)
         assert "你的函数直接调用了参考实现 attnbook.scaled_dot_product_attention：请自己写出这一步。" in text
         assert "其余 7 个用例未运行。" in text
+    from attnbook.exercises.checkers import numpy_ref
+
+    numpy_answer = lambda q, k, v, mask=None: numpy_ref.attention(q, k, v, mask)  # noqa: E731
+    assert "直接调用了参考实现 attnbook.exercises.checkers.numpy_ref.attention" in report(SDPA, numpy_answer)
     assert "参考实现 attnbook.padding_mask" in report(ID["padding_mask"], lambda l, m: attnbook.padding_mask(l, m))
     assert "参考实现 attnbook.linear_attention" in report(ID["linear_attention"], attnbook.linear_attention)
 

@@ -4,7 +4,8 @@
 在本书固定的 TensorFlow 版本（Keras 3，见 ``requirements.txt``）下它不需要任何改动就能运行，所以一个字符也没有改，
 连 ``assert`` 也保留着（配套包里别处的参数检查一律抛出 ``ValueError``）。
 
-它只接受自注意力 ``layer(x)``：x 的形状是 ``(batch, seq, d_model)``，输出同形。
+它只接受自注意力 ``layer(x)``：x 的形状是 ``(batch, seq, features)``，输出 ``(batch, seq, d_model)``
+（``features`` 等于 ``d_model`` 时与输入同形）。
 编者扩展的完整版本是 :class:`attnbook.MiniMultiHeadAttention`，在同样的权重下，
 它的输出与这个类在 float32 舍入之内一致（仓库里的 ``tests/test_minimal.py`` 核对；
 正文页在构建时也当场比较一次，并打印最大差）。

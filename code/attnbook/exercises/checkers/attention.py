@@ -17,6 +17,7 @@ SDPA_FORBIDDEN = (
     ("attnbook.masked_softmax", attention.masked_softmax),
     ("attnbook.chunked_attention", efficient.chunked_attention),
     ("attnbook.MiniMultiHeadAttention", attention.MiniMultiHeadAttention.call),
+    ("attnbook.exercises.checkers.numpy_ref.attention", ref.attention),  # the hints' NumPy reference
 )
 EMPTY_ROW_NAN = "（整行被遮住的那一行应得到全为 0 的注意力权重和输出，而不是 0/0）"
 
