@@ -6,6 +6,7 @@ digest that decides when the pages run again) and the tests themselves.
 """
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -82,9 +83,16 @@ def run_marked_tests(root, tests_dir, node_ids, results_dir):
 
 
 def test_backings(tests_dir):
-    """``{claim id: [(file, test name, line)]}`` for every ``@pytest.mark.claim("id")``."""
+    """``{claim id: [(file, test name, line)]}`` for every ``@pytest.mark.claim("id")``
+    (read again only when a test file changes: a build asks several times)."""
+    paths = sorted(Path(tests_dir).glob("test_*.py"))
+    return _backings(tuple((path, path.stat().st_mtime_ns) for path in paths))
+
+
+@functools.lru_cache(maxsize=2)
+def _backings(files):
     found = {}
-    for path in sorted(Path(tests_dir).glob("test_*.py")):
+    for path, _ in files:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
