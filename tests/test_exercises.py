@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import unicodedata
+from types import SimpleNamespace
 
 import keras
 import numpy as np
@@ -568,6 +569,31 @@ def test_calling_the_reference_fails_even_under_another_name():
     assert "直接调用了参考实现 attnbook.exercises.checkers.numpy_ref.attention" in report(SDPA, numpy_answer)
     assert "参考实现 attnbook.padding_mask" in report(ID["padding_mask"], lambda l, m: attnbook.padding_mask(l, m))
     assert "参考实现 attnbook.linear_attention" in report(ID["linear_attention"], attnbook.linear_attention)
+
+
+def test_handing_the_fix_to_the_reference_layers_steps_or_attention_fails():
+    """A fix that rebuilds call from the reference layer's own steps, or sends each head to
+    the public attention, writes no attention of its own (review round 10)."""
+    class FromSteps(attnbook.MiniMultiHeadAttention):
+        def call(self, x, context=None, return_attention_scores=False):
+            context = x if context is None else context
+            batch = tf.shape(x)[0]
+            q, k, v = (self._split_heads(dense(t), batch) for dense, t in
+                       ((self.wq, x), (self.wk, context), (self.wv, context)))
+            out, weights = self._compute_attention(q, k, v)
+            out = self._project_output(out, batch)
+            return (out, weights) if return_attention_scores else out
+
+    class Delegates(BuggyMultiHeadAttention):
+        def attend(self, q, k, v):
+            return attnbook.scaled_dot_product_attention(q, k, v)
+
+    fixed = ID["FixedMultiHeadAttention"]
+    assert "参考实现 attnbook.MiniMultiHeadAttention._split_heads" in report(fixed, FromSteps)
+    assert "参考实现 attnbook.scaled_dot_product_attention" in report(fixed, Delegates)
+    buggy_split = lambda x, num_heads: BuggyMultiHeadAttention.split_heads(  # noqa: E731
+        SimpleNamespace(num_heads=num_heads, depth=x.shape[-1] // num_heads), x)
+    assert "参考实现 attnbook.exercises.buggy.BuggyMultiHeadAttention.split_heads" in report(ID["split_heads"], buggy_split)
 
 
 def test_subclassing_the_reference_layer_fails():

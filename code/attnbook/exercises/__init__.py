@@ -30,7 +30,8 @@
 - 每次检查用一个没运行过答案的检查进程，检查完连同它的整个进程组一起结束：答案
   留下的线程和进程活不过这次检查（``spins_a_thread_and_fails.py``、
   ``leaves_a_process_behind.py``）。
-- 参考实现装了绊线（从任何线程调用都会被发现），参考解答的导入和打开有审计钩子
+- 每道题点名的参考实现（包里对应这道题的函数、层和层的步骤）装了绊线（从任何线程
+  调用都会被发现），参考解答的导入和打开有审计钩子
   （``reference_without_profiler.py``、``reference_from_a_thread.py``、
   ``imports_the_solutions.py``、``execs_the_solutions_file.py``）。
 

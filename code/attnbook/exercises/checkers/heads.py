@@ -7,6 +7,7 @@ import numpy as np
 from ... import attention
 from ..._tf import tf
 from .. import _messages as say
+from ..buggy import BuggyMultiHeadAttention
 from .._cases import Checker, Fail
 from .._compare import compare, differ_check
 from . import numpy_ref as ref
@@ -17,6 +18,7 @@ HEADS_FORBIDDEN = (
     ("MiniMultiHeadAttention._split_heads", MHA._split_heads),
     ("MiniMultiHeadAttention._merge_heads", MHA._merge_heads),
     ("attnbook.MiniMultiHeadAttention", MHA.call),
+    ("attnbook.exercises.buggy.BuggyMultiHeadAttention.split_heads", BuggyMultiHeadAttention.split_heads),
 )
 NO_TRANSPOSE = "（看起来只 reshape 没有 transpose）"
 

@@ -101,6 +101,14 @@ def shape_test_cases(rng):
     return cases
 
 
-FIXED_LAYER = Checker(fixed_layer_cases, (("attnbook.MiniMultiHeadAttention", MHA.call),), noun="层",
+# The reference layer's steps and the attention they use: a fix that hands them the work fixes nothing.
+FIXED_FORBIDDEN = (
+    ("attnbook.MiniMultiHeadAttention", MHA.call),
+    *((f"attnbook.MiniMultiHeadAttention.{step.__name__}", step)
+      for step in (MHA._split_heads, MHA._merge_heads, MHA._compute_attention, MHA._project_output)),
+    ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),
+    ("attnbook.masked_softmax", attention.masked_softmax),
+)
+FIXED_LAYER = Checker(fixed_layer_cases, FIXED_FORBIDDEN, noun="层",
                       uses_policy=True)
 SHAPE_TEST = Checker(shape_test_cases, noun="测试")
