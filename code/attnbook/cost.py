@@ -110,7 +110,8 @@ def time_call(fn, *args, repeats=7, warmup=2, **kwargs):
     """给 ``fn(*args, **kwargs)`` 计时：先预热 ``warmup`` 次，再计时 ``repeats`` 次。
 
     预热调用吸收一次性的开销，例如 ``tf.function`` 的追踪。每次计时的调用都等到结果
-    算完为止（TensorFlow 的结果用 ``.numpy()`` 取回，在 CPU 上不复制）。返回一个
+    算完为止（TensorFlow 的结果用 ``.numpy()`` 取回：这一步把结果复制成 NumPy 数组，所以计时里也含这次
+    复制，输出越大，它占的份额越大）。返回一个
     :class:`Timing`；中位数能抵消个别一次慢；机器持续繁忙时，中位数也会跟着变。``repeats`` 不是正整数
     或 ``warmup`` 不是非负整数时，抛出 ``ValueError``。
     """
