@@ -18,7 +18,7 @@ PRINT_CSS = Path(__file__).with_name("print.css")
 def cover(title, author):
     return (f'<section class="pdf-cover"><p class="pdf-title">{html.escape(title)}</p>'
             f'<p class="pdf-subtitle">{html.escape(author)}</p>'
-            '<p class="pdf-edition">可执行版：书中的输出与插图都来自构建时真正运行过的代码</p></section>')
+            '<p class="pdf-edition">可执行版：书中的输出、测得的数与插图来自构建时运行过的代码（例外见前言）</p></section>')
 
 
 def render(title, assets, parts, font_faces=""):
