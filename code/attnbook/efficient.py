@@ -61,7 +61,8 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     （仓库里的测试核对），但按块计算：
     查询每 ``B = max(min(window, max(n_q, n_k)), 64)`` 个位置切成一块，每块只看
     自己和左右相邻的两块键（因果时只看自己和前一块），也就是一块 ``(B, 3B)``
-    （或 ``(B, 2B)``）的分数。时间与内存是 ``O(n_q · B)``，而不是 ``O(n_q · n_k)``。
+    （或 ``(B, 2B)``）的分数，带外的遮住。时间与内存是 ``O(n_q · B)``，而不是 ``O(n_q · n_k)``；
+    ``window`` 接近序列长度时，每个查询算的 ``3B`` 个分数反而比完整的打分表多。
     查询的位置 ``i`` 与键的位置 ``i`` 对齐，这与
     ``keras.layers.MultiHeadAttention(sliding_window=window + 1)`` 相同，后者的带是
     ``|i - j| < sliding_window``。
