@@ -707,7 +707,7 @@ def test_the_marked_tests_run_once_per_change(tmp_path, monkeypatch):
     ids = ["tests/test_t.py::test_good", "tests/test_t.py::test_bad"]
     results = claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results")
     assert results == {ids[0]: "passed", ids[1]: "failed"}
-    monkeypatch.setattr(claim_tests.subprocess, "run", lambda *a, **k: pytest.fail("ran again"))
+    monkeypatch.setattr(claim_tests.subprocess, "Popen", lambda *a, **k: pytest.fail("ran again"))
     assert claim_tests.run_marked_tests(tmp_path, tmp_path / "tests", ids, tmp_path / "results") == results
     (tmp_path / "tests" / "test_t.py").write_text("def test_good():\n    pass\n", encoding="utf-8")
     with pytest.raises(pytest.fail.Exception, match="ran again"):

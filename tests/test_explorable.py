@@ -1,5 +1,5 @@
 """The data behind the explorable figures (attnbook.pages.explorable) and the twin's
-fixtures (book._ext.shared.twin_fixtures), without a browser: the page gets the inputs exactly,
+fixtures (tests/twin_fixtures.py), without a browser: the page gets the inputs exactly,
 and the package's values for every setting are what the package computes."""
 
 import base64
@@ -15,8 +15,8 @@ import pytest  # noqa: E402
 from attnbook import MiniMultiHeadAttention, plots, scaled_dot_product_attention, tf  # noqa: E402
 from attnbook.pages import explorable  # noqa: E402
 from attnbook.plots import figure_svg  # noqa: E402
-from book._ext.shared.twin_fixtures import CASES, twin_cases  # noqa: E402
 from book._ext.resolving import figures as figures_ext  # noqa: E402
+from twin_fixtures import CASES, twin_cases  # noqa: E402
 plots.setup()
 
 

@@ -19,7 +19,8 @@ import pytest
 from buildfiles import ROOT
 from notebooks import myst_left
 
-pytestmark = [pytest.mark.build, pytest.mark.slow]
+# One worker builds the small book once for every check.
+pytestmark = [pytest.mark.build, pytest.mark.slow, pytest.mark.xdist_group("notebook-download")]
 
 SITE = "https://attention-book.github.io/attention-book/"  # from repository.url in _config.yml
 HEADER = """---

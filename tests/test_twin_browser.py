@@ -1,5 +1,5 @@
 """The JavaScript twin of the package's math (book/_ext/static/twin.js), run in Chromium against
-the package on every fixture the build wrote (book._ext.shared.twin_fixtures), and mutated.
+the package on every fixture of tests/twin_fixtures.py, and mutated.
 
 The page's own copy of the twin is the one tested: it must be the file's text, compacted
 (book/_ext/resolving/figures.py drops indentation and comment lines) and inlined.
@@ -22,13 +22,12 @@ import pytest
 from browsing import ARTIFACTS
 from book._ext.resolving.figures import compact_js
 from book._ext.shared.scripts import STATIC
-from buildfiles import BUILD
+from twin_fixtures import twin_cases
 
 pytestmark = pytest.mark.browser
 
 TWIN = STATIC / "twin.js"
 MECHANISM = "book/ch04/mechanism"
-CASES = BUILD / "fixtures" / "twin-cases.json"
 TOL_FLOAT64, TOL_FLOAT32 = 1e-6, 1e-5
 MUTATIONS = {  # name: (the twin's text, the mistake put in its place)
     "scale by d_k, not its square root": ("Math.sqrt(q.cols)", "q.cols"),
@@ -71,8 +70,7 @@ def failing(results, n_cases):
 
 
 def test_twin_matches_the_package_and_a_mutated_twin_does_not(server, watch):
-    assert CASES.is_file(), f"{CASES} is missing: `make book` writes it (book/_ext/resolving/figures.py)"
-    cases = json.loads(CASES.read_text(encoding="utf-8"))["cases"]
+    cases = twin_cases()
     kinds = {c["mask_kind"] for c in cases}
     assert len(cases) >= 10 and {"padding", "causal", "random", "empty", None} <= kinds, kinds
     assert {c["heads"] for c in cases} >= {1, 2, 4, 8} and any(c["divisor"] != "depth" for c in cases)

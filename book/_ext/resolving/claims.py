@@ -61,7 +61,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from book._ext.shared.checkout import UNKNOWN, commit_facts
 from book._ext.shared.claim_checks import Verdict, evaluate_all, load_claims
-from book._ext.shared.claim_tests import run_marked_tests, test_backings
+from book._ext.shared.claim_tests import MarkedTests, test_backings
 from book._ext.shared.env import stores as env_stores
 from book._ext.shared.translators import wrap_html_translators
 
@@ -237,18 +237,39 @@ def _backing_location(env, backing):
     return (docname, None)
 
 
+_RUNS = {}  # id(app): the MarkedTests started for this build
+
+
+def _start_tests(app, env, docnames):
+    """Once the pages have run (execution.py, priority 500), start the marked tests: they
+    run while Sphinx reads the pages, and :func:`_test_outcomes` waits for them."""
+    if docnames and app.config.claims_run_tests and id(app) not in _RUNS:
+        _RUNS[id(app)] = _marked_tests(app)
+
+
+def _marked_tests(app):
+    tests_dir = Path(app.env.srcdir) / app.config.claims_tests
+    node_ids = {f"{file}::{name}" for found in test_backings(tests_dir).values() for file, name, _ in found}
+    run = MarkedTests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
+    if run.proc is not None:
+        logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
+    return run
+
+
+def _stop_tests(app, exception):
+    run = _RUNS.pop(id(app), None)
+    if run is not None:
+        run.stop()
+
+
 def _test_outcomes(app):
     """``{claim id: [(node id, outcome)]}`` for the marked tests, run on this build."""
     if not app.config.claims_run_tests:
         return {}
-    tests_dir = Path(app.env.srcdir) / app.config.claims_tests
+    run = _RUNS.get(id(app)) or _RUNS.setdefault(id(app), _marked_tests(app))
+    results = run.results()
     marked = {claim_id: [f"{file}::{name}" for file, name, _ in found]
-              for claim_id, found in test_backings(tests_dir).items()}
-    node_ids = sorted({node for nodes_ in marked.values() for node in nodes_})
-    if not node_ids:
-        return {}
-    logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
-    results = run_marked_tests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
+              for claim_id, found in test_backings(Path(app.env.srcdir) / app.config.claims_tests).items()}
     return {claim_id: [(node, results[node]) for node in nodes_] for claim_id, nodes_ in marked.items()}
 
 
@@ -571,7 +592,9 @@ def setup(app):
     app.add_node(ledger_slot)
     app.add_node(errata_list)
     app.add_env_collector(ClaimsCollector)
+    app.connect("env-before-read-docs", _start_tests, priority=600)
     app.connect("env-check-consistency", _check_consistency)
+    app.connect("build-finished", _stop_tests)
     app.connect("doctree-resolved", _fill)
     app.connect("builder-inited", _wrap_translators, priority=650)  # after pydata's and images.py's
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

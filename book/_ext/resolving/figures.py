@@ -25,9 +25,8 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   package's math in JavaScript), ``explore.js`` (the controls) and ``explore-<kind>.js``
   (each kind's own), inline and compacted on those pages only, recompute it when the
   reader moves a control. The package's values for every
-  setting go to ``_build/fixtures/explorable/<figure>.json`` instead of the page, and at
-  the end of the build ``_build/fixtures/twin-cases.json`` gets the twin's fixtures
-  (``book._ext.shared.twin_fixtures``); tests/test_twin_browser.py reads both.
+  setting go to ``_build/fixtures/explorable/<figure>.json`` instead of the page, for
+  tests/test_explorable_browser.py.
 """
 
 import hashlib
@@ -257,26 +256,19 @@ def _add_script(app, pagename, templatename, context, doctree):
             app.add_js_file(None, body=body)
 
 
-def _write_twin_cases(app, exception):
-    """The twin's fixtures: random cases and the package's answers (book._ext.shared.twin_fixtures)."""
+def _drop_stale_fixtures(app, exception):
+    """A figure's fixture outlives an incremental build that did not write its page, but
+    not the figure: one that no built page shows any more is removed."""
     if exception is not None or app.builder.format != "html":
         return
-    from book._ext.shared.twin_fixtures import write_twin_cases  # imports TensorFlow: only here
-
-    folder = Path(app.outdir).parent / FIXTURES
-    folder.mkdir(parents=True, exist_ok=True)
-    # A figure's fixture outlives an incremental build that did not write its page, but
-    # not the figure: one that no built page shows any more is removed.
     pages = [p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")]
-    for fixture in (folder / "explorable").glob("*.json"):
+    for fixture in (Path(app.outdir).parent / FIXTURES / "explorable").glob("*.json"):
         if not any(f'id="{fixture.stem}"' in page for page in pages):
             fixture.unlink()
-    count = write_twin_cases(folder / "twin-cases.json")
-    logger.info(f"figures: {count} twin fixtures written to {folder / 'twin-cases.json'}")
 
 
 def setup(app):
     app.connect("doctree-resolved", _inline_figures)
     app.connect("html-page-context", _add_script)
-    app.connect("build-finished", _write_twin_cases)
+    app.connect("build-finished", _drop_stale_fixtures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,8 @@
 """The tests that back claims (``@pytest.mark.claim("id")``): found, run once per change, read back.
 
-:func:`test_backings` finds the marked tests; :func:`run_marked_tests` runs them with
-pytest in a subprocess, keyed by the execution cache's key of the package (the same
-digest that decides when the pages run again) and the tests themselves.
+:func:`test_backings` finds the marked tests; :class:`MarkedTests` runs them with
+pytest in a subprocess while the build goes on, keyed by the execution cache's key of
+the package (the same digest that decides when the pages run again) and the tests.
 """
 
 import ast
@@ -52,31 +52,57 @@ def parse_junit(text):
     return found
 
 
-def run_marked_tests(root, tests_dir, node_ids, results_dir):
-    """``{node id: outcome}`` for ``node_ids`` ("tests/test_x.py::test_y"), run with pytest
-    in a subprocess, or read from ``results_dir`` when nothing they depend on changed. A
-    test that did not run at all (a collection error) counts as failed."""
-    if not node_ids:
-        return {}
-    results_dir = Path(results_dir)
-    cached = results_dir / f"{tests_key(root, tests_dir, node_ids)}.json"
-    if cached.is_file():
-        return json.loads(cached.read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "report.xml"
-        done = subprocess.run([sys.executable, "-m", "pytest", *sorted(node_ids), "-q", "-p", "no:cacheprovider",
-                               "-p", "no:xdist", f"--junitxml={report}"],
-                              cwd=root, capture_output=True, text=True, timeout=1800)
+class MarkedTests:
+    """The tests ``node_ids`` ("tests/test_x.py::test_y"), run with pytest in a subprocess
+    that starts at once (the build reads its pages meanwhile), or read from ``results_dir``
+    when nothing they depend on changed. :meth:`results` waits for them."""
+
+    def __init__(self, root, tests_dir, node_ids, results_dir):
+        self.node_ids, self.results_dir = sorted(node_ids), Path(results_dir)
+        self.cached = self.results_dir / f"{tests_key(root, tests_dir, self.node_ids)}.json"
+        self.proc = None
+        if self.node_ids and not self.cached.is_file():
+            self.tmp = tempfile.TemporaryDirectory()
+            self.log = open(Path(self.tmp.name) / "log.txt", "w+", encoding="utf-8")
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "pytest", *self.node_ids, "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                 f"--junitxml={Path(self.tmp.name) / 'report.xml'}"],
+                cwd=root, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+
+    def results(self):
+        """``{node id: outcome}``; a test that did not run at all (a collection error) failed."""
+        if self.proc is None:
+            return json.loads(self.cached.read_text(encoding="utf-8")) if self.node_ids else {}
+        self.proc.wait(timeout=1800)
+        report = Path(self.tmp.name) / "report.xml"
         if not report.is_file():  # pytest did not start: say why, every test counts as failed
-            logger.warning("claims ledger: the tests that back claims did not run:\n"
-                           + (done.stderr or done.stdout)[-2000:], type="claims")
+            self.log.seek(0)
+            logger.warning("claims ledger: the tests that back claims did not run:\n" + self.log.read()[-2000:],
+                           type="claims")
         found = parse_junit(report.read_text(encoding="utf-8")) if report.is_file() else {}
-    results = {node: found.get(node, "failed") for node in node_ids}
-    results_dir.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    for old in sorted(results_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_RESULTS:]:
-        old.unlink(missing_ok=True)
-    return results
+        self.stop()
+        results = {node: found.get(node, "failed") for node in self.node_ids}
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        self.cached.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        for old in sorted(self.results_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_RESULTS:]:
+            old.unlink(missing_ok=True)
+        return results
+
+    def stop(self):
+        """End the run (a build that fails before it needs the results) and clean up."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        self.tmp.cleanup()
+        self.proc = None
+
+
+def run_marked_tests(root, tests_dir, node_ids, results_dir):
+    """:class:`MarkedTests`, started and waited for."""
+    return MarkedTests(root, tests_dir, node_ids, results_dir).results()
 
 
 # --- what backs a claim besides its check ----------------------------------------------

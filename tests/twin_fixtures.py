@@ -1,8 +1,8 @@
 """Fixtures for the book's JavaScript twin: random cases and what the package computes on them.
 
 The explorable figures of the book recompute attention in the browser with a small
-JavaScript copy of the attnbook package's math (``book/_ext/static/twin.js``). The build writes the
-cases below to a JSON file; a browser test runs the twin on every case and compares. Each case
+JavaScript copy of the attnbook package's math (``book/_ext/static/twin.js``).
+tests/test_twin_browser.py runs the twin on every case below and compares. Each case
 is one sample: inputs ``x`` ``(n_q, features)`` and, for cross-attention, ``context``
 ``(n_k, features)``; Dense kernels and biases; a boolean mask ``(n_q, n_k)`` or None
 (padding, causal, random, with fully masked rows); a head count; and a divisor for the
@@ -13,8 +13,6 @@ The package's answers come twice: ``float32``, from :class:`attnbook.MiniMultiHe
 (or, for another divisor, from its projections and :func:`attnbook.attention.masked_softmax`)
 in float32; and ``float64``, from the same package functions on the same inputs in float64.
 """
-
-import json
 
 import numpy as np
 
@@ -106,12 +104,4 @@ def twin_cases(seed=0):
             "float64": {"weights": w64.tolist(), "output": o64.tolist()},
         })
     return cases
-
-
-def write_twin_cases(path, seed=0):
-    """把 :func:`twin_cases` 写成 JSON 文件 ``path``；返回用例个数。"""
-    cases = twin_cases(seed)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"seed": seed, "cases": cases}, f, separators=(",", ":"))
-    return len(cases)
 
