@@ -241,14 +241,14 @@ def test_focus_shows_a_preview_and_esc_or_blur_hides_it(section):
 @pytest.mark.browser
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_an_open_preview_passes_axe_and_is_not_printed(theme, server, watch):
-    from test_a11y import WCAG_TAGS, axe_source, report
+    from test_a11y import ANIMATIONS_DONE_JS, WCAG_TAGS, axe_source, report
 
     w = watch(viewport=DESKTOP, color_scheme=theme)
     w.page.add_init_script(axe_source())
     w.open(server.url + f"{SECTION}.html")
     w.page.locator('article a[href*="references.html#"]').first.focus()
     w.page.wait_for_selector(TIP, state="visible")
-    w.page.wait_for_function("() => document.getAnimations().length === 0")
+    w.page.wait_for_function(ANIMATIONS_DONE_JS)
     found = w.page.evaluate("""async (tags) => (await axe.run('#attnbook-preview',
         {runOnly: {type: 'tag', values: tags}})).violations.map((v) => ({id: v.id, impact: v.impact,
         help: v.help, nodes: v.nodes.map((n) => ({target: n.target.join(' '), html: n.html,
