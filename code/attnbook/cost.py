@@ -63,10 +63,8 @@ def loglog_slope(x, y):
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and equally long, got {x.shape} and {y.shape}.")
     if np.unique(x).size < 2 or np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError(
-            f"need at least two distinct positive x and positive y, got x={x.tolist()} "
-            f"and y={y.tolist()}."
-        )
+        raise ValueError(f"need at least two distinct positive x and positive y, got x={x.tolist()} "
+                         f"and y={y.tolist()}.")
     slope, _ = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope)
 
@@ -131,11 +129,8 @@ def time_call(fn, *args, repeats=7, warmup=2, **kwargs):
 
 def _wait(result):
     """Block until every tensor in ``result`` (any nesting) has been computed."""
-    if isinstance(result, (list, tuple)):
-        for item in result:
-            _wait(item)
-    elif isinstance(result, dict):
-        for item in result.values():
+    if isinstance(result, (list, tuple, dict)):
+        for item in result.values() if isinstance(result, dict) else result:
             _wait(item)
     elif hasattr(result, "numpy"):
         result.numpy()
@@ -226,10 +221,11 @@ def peak_memories(calls, workers=2):
 def _measure_in_child(sender, fn, args, setup, setup_args):
     try:
         extra = tuple(setup(*setup_args)) if setup is not None else ()
-        method = "VmHWM after clear_refs" if _reset_peak() else "ru_maxrss"
+        reset = _reset_peak()
+        method = "VmHWM after clear_refs" if reset else "ru_maxrss"
         baseline = _resident_bytes()
         _wait(fn(*args, *extra))
-        peak = _peak_bytes(method)
+        peak = 1024 * _proc_status_kib("VmHWM") if reset else _maxrss_bytes()
         payload = dict(baseline_bytes=baseline, peak_bytes=peak,
                        growth_bytes=max(0, peak - baseline), method=method)
         sender.send(("ok", payload))
@@ -262,10 +258,6 @@ def _resident_bytes():
         return 1024 * _proc_status_kib("VmRSS")
     except OSError:
         return _maxrss_bytes()
-
-
-def _peak_bytes(method):
-    return 1024 * _proc_status_kib("VmHWM") if method.startswith("VmHWM") else _maxrss_bytes()
 
 
 def _maxrss_bytes():

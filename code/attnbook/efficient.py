@@ -26,9 +26,7 @@ def _static_len(x, axis, name):
     """The static length of ``x`` along ``axis``; these functions need it to plan blocks."""
     size = x.shape[axis]
     if size is None:
-        raise ValueError(
-            f"{name} needs a known sequence length (axis {axis}), got shape {tuple(x.shape)}."
-        )
+        raise ValueError(f"{name} needs a known sequence length (axis {axis}), got shape {tuple(x.shape)}.")
     return size
 
 
@@ -40,14 +38,6 @@ def _pad_axis(x, axis, before, after):
     paddings = [[0, 0]] * x.shape.rank
     paddings[axis] = [before, after]
     return tf.pad(x, paddings)
-
-
-def _to_float32(*tensors):
-    """Cast half-precision tensors to float32; return them and the original dtype."""
-    dtype = tensors[0].dtype
-    if dtype in _checks.HALF_DTYPES:
-        tensors = tuple(tf.cast(t, tf.float32) for t in tensors)
-    return tensors, dtype
 
 
 # --- sliding window ------------------------------------------------------------------
@@ -264,13 +254,14 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
     n_k = _static_len(key, -2, "key")
     if mask is not None:
         mask = _checks.score_mask(mask, query, key)
-    (query, key, value), dtype = _to_float32(query, key, value)
+    dtype = query.dtype  # check_qkv: one dtype for all three
+    if dtype in _checks.HALF_DTYPES:
+        query, key, value = (tf.cast(t, tf.float32) for t in (query, key, value))
     query = scale_query(query)
 
     # (..., n_q, 1) with query's and key's batch axes broadcast, as the scores will be.
-    per_query = tf.concat(
-        [tf.broadcast_dynamic_shape(tf.shape(query)[:-2], tf.shape(key)[:-2]), tf.shape(query)[-2:-1], [1]], 0
-    )
+    batch = tf.broadcast_dynamic_shape(tf.shape(query)[:-2], tf.shape(key)[:-2])
+    per_query = tf.concat([batch, tf.shape(query)[-2:-1], [1]], 0)
     m = tf.fill(per_query, float("-inf"))  # running maximum score per query
     l = tf.zeros(per_query)  # running Σ exp(score - m)
     acc = tf.zeros(tf.concat([per_query[:-1], tf.shape(value)[-1:]], 0))  # running Σ p·v

@@ -28,9 +28,7 @@ def _lengths_tensor(lengths):
             f"{given!r}."
         )
     if lengths.shape.rank != 1:
-        raise ValueError(
-            f"lengths must be 1-D (batch,), got shape {tuple(lengths.shape)}."
-        )
+        raise ValueError(f"lengths must be 1-D (batch,), got shape {tuple(lengths.shape)}.")
     return lengths
 
 
@@ -119,18 +117,14 @@ def combine_masks(*masks):
     masks = [tf.convert_to_tensor(m) for m in masks]
     for i, m in enumerate(masks):
         if m.dtype != tf.bool:
-            raise ValueError(
-                f"mask {i} must be boolean (True = may attend), got dtype {m.dtype.name}."
-            )
-    shape = masks[0].shape
+            raise ValueError(f"mask {i} must be boolean (True = may attend), got dtype {m.dtype.name}.")
+    combined = masks[0]
     for m in masks[1:]:
         try:
-            shape = tf.broadcast_static_shape(shape, m.shape)
+            tf.broadcast_static_shape(combined.shape, m.shape)
         except ValueError as err:
             shapes = ", ".join(str(tuple(each.shape)) for each in masks)
             raise ValueError(f"masks must broadcast together, got shapes {shapes}.") from err
-    combined = masks[0]
-    for m in masks[1:]:
         combined = tf.logical_and(combined, m)
     return combined
 

@@ -100,13 +100,6 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
 # --- MiniMultiHeadAttention against Keras ---------------------------------------------
 
 
-def _keras_like(layer, x):
-    """A Keras MultiHeadAttention of the same shape as ``layer`` (own random weights)."""
-    ref = keras.layers.MultiHeadAttention(num_heads=layer.h, key_dim=layer.depth)
-    ref(x, x)
-    return ref
-
-
 def _forward_backward(layer, call, input_signature=None):
     def step(x):
         with tf.GradientTape() as tape:
@@ -128,12 +121,6 @@ def _interleaved(calls, rounds, repeats):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def _matmul_call(size=2048):
-    """A ``size × size`` float32 ``tf.matmul`` (2·size³ FLOPs), the reference rate."""
-    a = tf.random.stateless_normal((size, size), seed=(1, 2))
-    return tf.function(tf.matmul, autograph=False), (a, a)
-
-
 def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=print):
     """并排比较 ``MiniMultiHeadAttention`` 与 ``keras.layers.MultiHeadAttention``。
 
@@ -145,10 +132,12 @@ def measure_mha(batch=8, n=512, d_model=256, heads=8, rounds=3, repeats=5, log=p
     x = tf.random.stateless_normal((batch, n, d_model), seed=(0, 0))
     mini = MiniMultiHeadAttention(d_model, heads)
     mini(x)
-    ref = _keras_like(mini, x)
+    ref = keras.layers.MultiHeadAttention(num_heads=heads, key_dim=mini.depth)  # same shape, own weights
+    ref(x, x)
+    a = tf.random.stateless_normal((MATMUL_SIZE, MATMUL_SIZE), seed=(1, 2))  # reference: 2·size³ FLOPs
     forward = {"mini": (tf.function(lambda x: mini(x), autograph=False), (x,)),
                "keras": (tf.function(lambda x: ref(x, x), autograph=False), (x,)),
-               "matmul": _matmul_call(MATMUL_SIZE)}
+               "matmul": (tf.function(tf.matmul, autograph=False), (a, a))}
     both = {"mini": (_forward_backward(mini, lambda x: mini(x)), (x,)),
             "keras": (_forward_backward(ref, lambda x: ref(x, x)), (x,))}
     log("  forward (and the matmul reference) ...")

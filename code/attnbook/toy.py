@@ -31,9 +31,7 @@ def padded_batch(lengths, max_len=None, features=16, pad_value=0.0, seed=0):
     """
     lengths = np.asarray(lengths)
     if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 0):
-        raise ValueError(
-            f"lengths must be a 1-D sequence of integers >= 0, got {lengths.tolist()!r}."
-        )
+        raise ValueError(f"lengths must be a 1-D sequence of integers >= 0, got {lengths.tolist()!r}.")
     max_len = int(lengths.max()) if max_len is None else max_len
     if np.any(lengths > max_len):
         raise ValueError(f"lengths must be <= max_len={max_len}, got {lengths.tolist()}.")
@@ -82,9 +80,7 @@ class ReversalModel(keras.Model):
     def encode(self, tokens):
         """编码：整数 ``(batch, length)`` -> 编码器输出 ``(batch, length, d_model)``。"""
         if tokens.shape.rank != 2 or tokens.shape[-1] not in (None, self.length):
-            raise ValueError(
-                f"tokens must be (batch, {self.length}) integers, got shape {tuple(tokens.shape)}."
-            )
+            raise ValueError(f"tokens must be (batch, {self.length}) integers, got shape {tuple(tokens.shape)}.")
         h = self.tokens(tokens) + self.in_positions(tf.range(self.length))
         return self.norm(h + self.self_attention(h))
 
@@ -152,20 +148,13 @@ def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=1
     x, y = reversal_data(n_train, length, vocab, seed=seed)
     x_test, y_test = reversal_data(n_test, length, vocab, seed=seed + 1)
     model = ReversalModel(length, vocab, d_model, num_heads)
-    model.compile(
-        optimizer=keras.optimizers.Adam(learning_rate),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-    )
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(x, y, epochs=epochs, batch_size=batch_size, verbose=0)
     predicted = model(x_test).numpy().argmax(-1)  # a plain call: no predict() retracing
-    return ReversalRun(
-        model=model,
-        train_inputs=x,
-        test_inputs=x_test,
-        test_targets=y_test,
-        accuracy=float(np.mean(predicted == y_test)),
-        sequence_accuracy=float(np.mean(np.all(predicted == y_test, axis=1))),
-    )
+    return ReversalRun(model, train_inputs=x, test_inputs=x_test, test_targets=y_test,
+                       accuracy=float(np.mean(predicted == y_test)),
+                       sequence_accuracy=float(np.mean(np.all(predicted == y_test, axis=1))))
 
 
 # --- stacking attention layers -------------------------------------------------------

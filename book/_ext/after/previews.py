@@ -36,8 +36,6 @@ from book._ext.shared.scripts import script
 
 SCRIPT = script("previews.js")
 MARK = '<script type="application/json" id="attnbook-previews">'
-# Links that never get a preview: the page's own tables of contents, and the permalinks.
-NOT_LINKS = ".toctree-wrapper, .headerlink, .bd-toc, nav, .editor-notes"
 _HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
 

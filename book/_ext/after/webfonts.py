@@ -54,22 +54,18 @@ def math_source():
     return Path(find_spec("ziamath").origin).parent / "fonts" / "STIXTwoMath-Regular.ttf"
 
 
+# The italic h is Planck's constant, outside the block; then whole alphabets, first to last.
+_ITALIC_SINGLES = {"h": 0x210E, "\u2202": 0x1D715, "\u03f5": 0x1D716, "\u03d1": 0x1D717, "\u03f0": 0x1D718,
+                   "\u03d5": 0x1D719, "\u03f1": 0x1D71A, "\u03d6": 0x1D71B, "\u2207": 0x1D6FB}
+_ITALIC_RUNS = (("A", "Z", 0x1D434), ("a", "z", 0x1D44E), ("\u0391", "\u03a9", 0x1D6E2), ("\u03b1", "\u03c9", 0x1D6FC))
+
+
 def _italic(char):
     """The character MathML's automatic italic shows for a one-letter <mi>."""
-    code = ord(char)
-    if char == "h":
-        return "\u210e"
-    if "A" <= char <= "Z":
-        return chr(0x1D434 + code - ord("A"))
-    if "a" <= char <= "z":
-        return chr(0x1D44E + code - ord("a"))
-    if "\u0391" <= char <= "\u03a9":
-        return chr(0x1D6E2 + code - 0x391)
-    if "\u03b1" <= char <= "\u03c9":
-        return chr(0x1D6FC + code - 0x3B1)
-    greek = {"\u2202": 0x1D715, "\u03f5": 0x1D716, "\u03d1": 0x1D717, "\u03f0": 0x1D718,
-             "\u03d5": 0x1D719, "\u03f1": 0x1D71A, "\u03d6": 0x1D71B, "\u2207": 0x1D6FB}
-    return chr(greek[char]) if char in greek else char
+    if char in _ITALIC_SINGLES:
+        return chr(_ITALIC_SINGLES[char])
+    return next((chr(start + ord(char) - ord(first)) for first, last, start in _ITALIC_RUNS
+                 if first <= char <= last), char)
 
 
 def math_text(html):
@@ -112,10 +108,8 @@ def css_icons(css):
 
 def page_icons(html):
     """The fa-* icon names the page's elements carry."""
-    names = set()
-    for classes in re.findall(r'class="([^"]*)"', html):
-        names.update(n for n in _ICON_CLASS.findall(classes) if n not in _NOT_ICONS)
-    return names
+    return {n for classes in re.findall(r'class="([^"]*)"', html)
+            for n in _ICON_CLASS.findall(classes) if n not in _NOT_ICONS}
 
 
 # --- writing the subsets -------------------------------------------------------------
@@ -125,11 +119,8 @@ def write_subset(source, target, chars, features=()):
     font = TTFont(str(source))
     cmap = font.getBestCmap()
     missing = {c for c in chars if ord(c) not in cmap and not c.isspace()}
-    options = subset.Options()
-    options.flavor = "woff2"
-    options.layout_features = list(features)
-    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]  # names, copyright and licence
-    options.notdef_outline = True
+    options = subset.Options(flavor="woff2", layout_features=list(features), notdef_outline=True,
+                             name_IDs=[0, 1, 2, 3, 4, 5, 6, 13, 14])  # names, copyright and licence
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(ord(c) for c in chars if ord(c) in cmap))
     subsetter.subset(font)

@@ -48,10 +48,10 @@ import json
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util.docutils import SphinxDirective
 
-from book._ext.shared.env import stores as env_stores
+from book._ext.shared.env import PageStores
+from book._ext.shared.nodes import ancestors, internal_ref
 
 LABEL = "编者"
 VIEWS = {"author": "原文", "lesson": "原文 + 讲解", "all": "全部（连同核对）"}
@@ -116,18 +116,13 @@ KINDS = {"correction": "更正", "qualifies": "限定", "checks": "核对"}  # o
 LISTED_AS = {"correction": "（更正原稿）", "qualifies": "（限定原稿的说法）", "checks": "（核对原稿的说法）"}
 
 
-def _notes(env):
-    return env_stores(env, EditorialCollector.STORES)
-
-
 class EditorialDirective(SphinxDirective):
     """A block of the editor's prose; with a title, an editor's note."""
 
     optional_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = {"correction": directives.unchanged_required, "qualifies": directives.unchanged_required,
-                   "checks": directives.unchanged_required, "summary": directives.unchanged_required, "name": directives.unchanged_required,
+    option_spec = {**{option: directives.unchanged_required for option in (*KINDS, "summary")},
                    "kind": lambda arg: directives.choice(arg, (CHECK,))}
 
     def run(self):
@@ -136,9 +131,8 @@ class EditorialDirective(SphinxDirective):
         if len(kinds) > 1:
             raise self.error("an editorial block corrects, qualifies or checks one claim, not two of these")
         kind = kinds[0] if kinds else ""
-        box = nodes.container(classes=["editorial"] + ([kind] if kind else []))
-        node_id = self.options.get("name") or f"editorial-{self.env.new_serialno('editorial')}"
-        box["ids"].append(node_id)
+        node_id = f"editorial-{self.env.new_serialno('editorial')}"
+        box = nodes.container(ids=[node_id], classes=["editorial", *kinds])
         if kind and not title:
             title = self.options.get("summary", "")
             if not title:
@@ -149,7 +143,7 @@ class EditorialDirective(SphinxDirective):
         self.state.nested_parse(self.content, self.content_offset, box)
         if plain:  # read by EditorialCollector
             box["editorial_note"] = {"id": node_id, "title": plain, "kind": kind,
-                                     "claim": self.options.get(kind, "") if kind else ""}
+                                     "claim": self.options.get(kind, "")}
         box["editorial_block"] = True
         if "kind" in self.options:
             box["editorial_layer"] = CHECK
@@ -160,8 +154,8 @@ class EditorialDirective(SphinxDirective):
 def _head(directive, kind, title):
     """The head line of a note, 「编者[ · 更正|限定] 标题」, and its title as plain text:
     a title the 编者注与勘误 page lists is the title the reader finds where it links."""
-    head = nodes.paragraph(classes=["editorial-title"])
-    head += label(f"{LABEL} · {KINDS[kind]}" if kind else LABEL)
+    head = nodes.paragraph("", "", label(f"{LABEL} · {KINDS[kind]}" if kind else LABEL),
+                           classes=["editorial-title"])
     if not title:
         return head, ""
     text_nodes, messages = directive.state.inline_text(title, directive.lineno)
@@ -197,9 +191,7 @@ class EditorialPageDirective(SphinxDirective):
 
     def run(self):
         box = nodes.container(classes=["editorial", "editorial-page"])
-        head = nodes.paragraph(classes=["editorial-title"])
-        head += label("编者撰写")
-        box += head
+        box += nodes.paragraph("", "", label("编者撰写"), classes=["editorial-title"])
         self.state.nested_parse(self.content, self.content_offset, box)
         box["editorial_page"] = True
         return [box]
@@ -214,30 +206,19 @@ class EditorNotesDirective(SphinxDirective):
         return [editor_notes_list()]
 
 
-class EditorialCollector(EnvironmentCollector):
+class EditorialCollector(PageStores):
     """Per page: the editor's notes (``env.editorial_notes``, docname -> [note dicts with
     ``id``, ``title``, ``kind`` and ``claim``]), whether the page is the editor's or has
     editorial blocks (``env.editorial_docs``: "page" or "blocks"), and whether it lists
-    the notes (``env.editor_notes_docs``). Editorial code cells get their class, label and
-    the page its switch here too."""
+    the notes (``env.editor_notes_docs``; any page read again may add or drop a note, so
+    that page is read again too). Editorial code cells get their class, label and the
+    page its switch here too."""
 
     STORES = ("editorial_notes", "editorial_docs", "editor_notes_docs")
-
-    def clear_doc(self, app, env, docname):
-        _notes(env)
-        for store in self.STORES:
-            getattr(env, store).pop(docname, None)
-
-    def merge_other(self, app, env, docnames, other):
-        _notes(env)
-        _notes(other)
-        for store in self.STORES:
-            for docname in docnames:
-                if docname in getattr(other, store):
-                    getattr(env, store)[docname] = getattr(other, store)[docname]
+    REREAD = "editor_notes_docs"
 
     def process_doc(self, app, doctree):
-        env = _notes(app.env)
+        env = EditorialCollector.stores(app.env)
         docname = env.docname
         kind = None
         for cell in doctree.findall(nodes.container):
@@ -262,11 +243,6 @@ class EditorialCollector(EnvironmentCollector):
         if next(doctree.findall(editor_notes_list), None) is not None:
             env.editor_notes_docs[docname] = True
 
-    def get_outdated_docs(self, app, env, added, changed, removed):
-        """Any page read again may add or drop a note: the list of notes is read again too."""
-        _notes(env)
-        return sorted(env.editor_notes_docs) if (added or changed or removed) else []
-
 
 def _is_block(node):
     return (isinstance(node, nodes.Element) and "editorial" in node.get("classes", ())
@@ -280,7 +256,8 @@ def _is_cell(node):
 def _group_blocks(doctree):
     """One block per thing the reader meets: a note and the cells that follow it become one
     editorial container, and consecutive checking blocks one folded ``<details>``."""
-    parents = {id(n.parent): n.parent for n in doctree.findall(_is_block) if not _inside_block(n)}
+    parents = {id(n.parent): n.parent for n in doctree.findall(_is_block)
+               if not any(map(_is_block, ancestors(n)))}
     for parent in parents.values():
         children, grouped = list(parent.children), []
         while children:
@@ -321,19 +298,9 @@ def _wrap(run):
 def _aside(block):
     """A check that is one line (its summary, no body), such as what the manuscript printed
     under an output: one small line, nothing to unfold."""
-    line = nodes.paragraph(classes=["editorial-title"])
-    line += label(CHECK_LABEL)
-    line += nodes.Text(block["check_summary"])
-    box = nodes.container(ids=block["ids"], classes=["editorial", "editorial-check", "editorial-aside"])
-    box += line
-    return box
-
-
-def _inside_block(node):
-    parent = node.parent
-    while parent is not None and not _is_block(parent):
-        parent = parent.parent
-    return parent is not None
+    line = nodes.paragraph("", "", label(CHECK_LABEL), nodes.Text(block["check_summary"]),
+                           classes=["editorial-title"])
+    return nodes.container("", line, ids=block["ids"], classes=["editorial", "editorial-check", "editorial-aside"])
 
 
 class checking(nodes.General, nodes.Element):
@@ -344,20 +311,15 @@ class checking_summary(nodes.General, nodes.TextElement):
     """The line a folded check shows."""
 
 
-def _visit_checking(self, node):
-    self.body.append(self.starttag(node, "details"))
+def _html_element(tag, **attributes):
+    """The HTML visitors of a node written as the element ``tag``."""
+    def visit(self, node):
+        self.body.append(self.starttag(node, tag, **attributes))
 
+    def depart(self, node):
+        self.body.append(f"</{tag}>\n")
 
-def _depart_checking(self, node):
-    self.body.append("</details>\n")
-
-
-def _visit_summary(self, node):
-    self.body.append(self.starttag(node, "summary", CLASS="editorial-title"))
-
-
-def _depart_summary(self, node):
-    self.body.append("</summary>\n")
+    return visit, depart
 
 
 def _insert_switch(doctree):
@@ -367,17 +329,14 @@ def _insert_switch(doctree):
 
 
 def _fill_notes(app, doctree, fromdocname):
-    env = _notes(app.env)
+    env = EditorialCollector.stores(app.env)
     for placeholder in list(doctree.findall(editor_notes_list)):
         listing = nodes.bullet_list(classes=["editor-notes"])
         for docname in docs_in_reading_order(env):
             for note in env.editorial_notes.get(docname, []):
-                ref = nodes.reference("", "", internal=True,
-                                      refuri=app.builder.get_relative_uri(fromdocname, docname) + "#" + note["id"])
-                ref += nodes.Text(note["title"])
                 item = nodes.paragraph()
                 item += nodes.Text(f"{env.titles[docname].astext()}：")
-                item += ref
+                item += internal_ref(app, fromdocname, docname, note["id"], note["title"])
                 if note["kind"]:
                     item += nodes.Text(LISTED_AS[note["kind"]])
                 listing += nodes.list_item("", item)
@@ -397,7 +356,7 @@ def docs_in_reading_order(env):
 
 
 def _page_context(app, pagename, templatename, context, doctree):
-    env = _notes(app.env)
+    env = EditorialCollector.stores(app.env)
     if env.editorial_docs.get(pagename) == "blocks":
         app.add_js_file(None, body=SWITCH_JS)
 
@@ -408,8 +367,8 @@ def setup(app):
     app.add_directive("editorial-anchor", EditorialAnchorDirective)
     app.add_directive("editor-notes", EditorNotesDirective)
     app.add_node(editor_notes_list)
-    app.add_node(checking, html=(_visit_checking, _depart_checking))
-    app.add_node(checking_summary, html=(_visit_summary, _depart_summary))
+    app.add_node(checking, html=_html_element("details"))
+    app.add_node(checking_summary, html=_html_element("summary", CLASS="editorial-title"))
     app.add_env_collector(EditorialCollector)
     app.connect("doctree-resolved", _fill_notes)
     app.connect("html-page-context", _page_context)

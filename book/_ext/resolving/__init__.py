@@ -6,7 +6,8 @@ and ``doctree-resolved`` (Sphinx counts the consistency check as resolving too).
   ``env-check-consistency`` and written into the ledger at ``doctree-resolved``; at
   ``builder-inited`` it wraps the HTML translator for the ledger's table cells.
 * ``figures``: inline, theme-aware SVG figures (``doctree-resolved``); adds their scripts
-  at ``html-page-context`` and writes the twin's fixtures at ``build-finished``.
+  at ``html-page-context``; at ``build-finished`` it removes the fixtures of figures no
+  page shows any more.
 * ``glossary_links``: named glossary anchors (read at ``config-inited``) and the editor's
   first use of each term linked (``doctree-resolved``).
 """

@@ -55,14 +55,14 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.statemachine import StringList
-from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book._ext.shared.checkout import UNKNOWN, commit_facts
 from book._ext.shared.claim_checks import Verdict, evaluate_all, load_claims
 from book._ext.shared.claim_tests import MarkedTests, test_backings
-from book._ext.shared.env import stores as env_stores
+from book._ext.shared.env import PageStores
+from book._ext.shared.nodes import ancestors, internal_ref
 from book._ext.shared.translators import wrap_html_translators
 
 logger = logging.getLogger(__name__)
@@ -110,36 +110,13 @@ class errata_list(nodes.General, nodes.Element):
     """Placeholder for the claims whose verdict is not 成立, filled once every page is read."""
 
 
-def _glue_file(app, docname):
-    folder = Path(app.env.mystnb_config.output_folder) if hasattr(app.env, "mystnb_config") else None
-    if folder is None:
-        return None
-    *parents, last = docname.split("/")
-    return folder.joinpath(*parents, f"{last}.glue.json")
-
-
-class ClaimsCollector(EnvironmentCollector):
+class ClaimsCollector(PageStores):
     """Per page: the cells tagged ``claim-<id>``, the values glued, and whether the page
-    shows verdicts. Kept in ``env.claim_cells``, ``env.claim_values``, ``env.claim_pages``."""
+    shows verdicts. Kept in ``env.claim_cells``, ``env.claim_values``, ``env.claim_pages``.
+    Any page read again may change a value or a backing: the ledger is read again too."""
 
     STORES = ("claim_cells", "claim_values", "claim_pages")
-
-    @staticmethod
-    def stores(env):
-        return env_stores(env, ClaimsCollector.STORES)
-
-    def clear_doc(self, app, env, docname):
-        self.stores(env)
-        for store in self.STORES:
-            getattr(env, store).pop(docname, None)
-
-    def merge_other(self, app, env, docnames, other):
-        self.stores(env)
-        self.stores(other)
-        for store in self.STORES:
-            for docname in docnames:
-                if docname in getattr(other, store):
-                    getattr(env, store)[docname] = getattr(other, store)[docname]
+    REREAD = "claim_pages"
 
     def process_doc(self, app, doctree):
         env = self.stores(app.env)
@@ -150,35 +127,23 @@ class ClaimsCollector(EnvironmentCollector):
                 continue
             for tag in cell.get("cell_metadata", {}).get("tags", []):
                 if tag.startswith(TAG_PREFIX):
-                    claim_id = tag[len(TAG_PREFIX):]
-                    anchor = _unique_anchor(cells, f"{TAG_PREFIX}{claim_id}")
+                    claim_id, anchor, n = tag[len(TAG_PREFIX):], tag, 1
+                    while anchor in {a for _, a in cells}:
+                        n += 1
+                        anchor = f"{tag}-{n}"
                     cell["ids"].append(anchor)
                     cells.append((claim_id, anchor))
         if cells:
             env.claim_cells[docname] = cells
         glued = getattr(env, "nb_metadata", {}).get(docname, {}).get("glue")
         if glued:
-            values = read_glue_values(_glue_file(app, docname))
+            values = read_glue_values(Path(app.env.mystnb_config.output_folder, f"{docname}.glue.json"))
             if values:
                 env.claim_values[docname] = {k: v for k, v in values.items() if k in glued}
         if next(doctree.findall(ledger_slot), None):
             env.claim_pages[docname] = "ledger"
         elif next(doctree.findall(errata_list), None):
             env.claim_pages[docname] = "errata"
-
-    def get_outdated_docs(self, app, env, added, changed, removed):
-        """Any page read again may change a value or a backing: the ledger is read again too."""
-        self.stores(env)
-        return sorted(env.claim_pages) if (added or changed or removed) else []
-
-
-def _unique_anchor(taken, anchor):
-    used = {a for _, a in taken}
-    n, candidate = 1, anchor
-    while candidate in used:
-        n += 1
-        candidate = f"{anchor}-{n}"
-    return candidate
 
 
 def recorded_values(env):
@@ -266,11 +231,9 @@ def _test_outcomes(app):
     """``{claim id: [(node id, outcome)]}`` for the marked tests, run on this build."""
     if not app.config.claims_run_tests:
         return {}
-    run = _RUNS.get(id(app)) or _RUNS.setdefault(id(app), _marked_tests(app))
-    results = run.results()
-    marked = {claim_id: [f"{file}::{name}" for file, name, _ in found]
-              for claim_id, found in test_backings(Path(app.env.srcdir) / app.config.claims_tests).items()}
-    return {claim_id: [(node, results[node]) for node in nodes_] for claim_id, nodes_ in marked.items()}
+    results = (_RUNS.get(id(app)) or _RUNS.setdefault(id(app), _marked_tests(app))).results()
+    return {claim_id: [(f"{file}::{name}", results[f"{file}::{name}"]) for file, name, _ in found]
+            for claim_id, found in test_backings(Path(app.env.srcdir) / app.config.claims_tests).items()}
 
 
 # --- the ledger -----------------------------------------------------------------------
@@ -324,8 +287,7 @@ class ClaimsLedgerDirective(SphinxDirective):
 
     def _parse(self, text):
         box = nodes.container()
-        if text:
-            self.state.nested_parse(StringList([str(text).strip()]), self.content_offset, box)
+        self.state.nested_parse(StringList([str(text).strip()]), self.content_offset, box)
         return box
 
 
@@ -367,10 +329,6 @@ class LedgerMarkupMixin:
         self.body[index] = re.sub(r"(/?>)(\s*)$", rf"{attributes}\1\2", self.body[index], count=1)
 
 
-def _wrap_translators(app):
-    wrap_html_translators(app, LedgerMarkupMixin, "Ledger")
-
-
 # Where a name in code may wrap: after / and :: and _, before a dot (not at either end).
 # In other text, only inside a run of 16 or more characters of ASCII without a space
 # (code quoted as text: ``tf.matmul(wq(dec_state),``), and there after ( and , too.
@@ -399,7 +357,7 @@ def _add_break_points(table):
     (formulas and raw HTML left alone)."""
     for text in list(table.findall(nodes.Text)):
         parent, code = text.parent, False
-        for ancestor in _ancestors(text):
+        for ancestor in ancestors(text):
             if isinstance(ancestor, (nodes.raw, nodes.math, nodes.FixedTextElement)):
                 break
             code = code or isinstance(ancestor, nodes.literal)
@@ -407,20 +365,11 @@ def _add_break_points(table):
             pieces = break_points(str(text), code)
             if len(pieces) < 2:
                 continue
-            out = []
-            for i, piece in enumerate(pieces):
-                if i:
-                    out.append(nodes.raw("", "<wbr>", format="html"))
-                out.append(nodes.Text(piece))
+            out = [nodes.Text(pieces[0])]
+            for piece in pieces[1:]:
+                out += [nodes.raw("", "<wbr>", format="html"), nodes.Text(piece)]
             index = parent.index(text)
             parent[index:index + 1] = out
-
-
-def _ancestors(node):
-    node = node.parent
-    while node is not None:
-        yield node
-        node = node.parent
 
 
 def backings(app):
@@ -477,10 +426,7 @@ def _values_box(text, files):
     if not files:
         return nodes.paragraph("", text, classes=["claim-values"])
     box = nodes.container(classes=["claim-values-sources"])
-    build = nodes.paragraph("", "", classes=["claim-values"])
-    build += nodes.strong("", "本次构建：")
-    build += nodes.Text(text)
-    box += build
+    box += nodes.paragraph("", "", nodes.strong("", "本次构建："), nodes.Text(text), classes=["claim-values"])
     for line in files:
         box += nodes.paragraph("", line, classes=["claim-values", "claim-file-values"])
     return box
@@ -508,7 +454,7 @@ def _errata(app, fromdocname, verdicts, found):
             continue
         item = nodes.paragraph()
         if target:
-            item += _ref(app, fromdocname, target, f"claim-{claim['id']}", f"“{claim['quote']}”")
+            item += internal_ref(app, fromdocname, target, f"claim-{claim['id']}", f"“{claim['quote']}”")
         else:
             item += nodes.Text(f"“{claim['quote']}”")
         item += nodes.Text(f"：{verdict.label if verdict else UNDECIDED}。")
@@ -520,7 +466,7 @@ def _errata(app, fromdocname, verdicts, found):
             for i, (docname, note) in enumerate(notes):
                 if i:
                     item += nodes.Text("；")
-                item += _ref(app, fromdocname, docname, note["id"], note["title"])
+                item += internal_ref(app, fromdocname, docname, note["id"], note["title"])
             item += nodes.Text("）")
         listing += nodes.list_item("", item)
     return listing if len(listing) else nodes.paragraph(text="（本次构建里每一句论断都成立。）")
@@ -536,9 +482,9 @@ def _links(app, fromdocname, backing, verdict_tests=""):
     items = []
     for docname, note in backing.get("note", []):
         kind = {"correction": "更正", "qualifies": "限定", "checks": "核对"}[note.get("kind") or "qualifies"]
-        items.append(_ref(app, fromdocname, docname, note["id"], f"编者注（{kind}）：{note['title']}"))
+        items.append(internal_ref(app, fromdocname, docname, note["id"], f"编者注（{kind}）：{note['title']}"))
     for docname, anchor in backing.get("cell", []):
-        items.append(_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
+        items.append(internal_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
     revision = _source_revision(app.srcdir)
     tests = backing.get("test", [])
@@ -547,11 +493,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
         items.append(nodes.Text(f"测试（{outcome}）："))
     for file, name, line in tests:
         label = nodes.literal(text=f"{file}::{name}")
-        if repo:
-            ref = nodes.reference("", "", refuri=f"{repo}/blob/{revision}/{file}#L{line}")
-            ref += label
-            label = ref
-        items.append(label)
+        items.append(nodes.reference("", "", label, refuri=f"{repo}/blob/{revision}/{file}#L{line}") if repo else label)
     for i, item in enumerate(items):
         if i and not (isinstance(items[i - 1], nodes.Text) and str(items[i - 1]).endswith("：")):
             box += nodes.Text("；")
@@ -576,13 +518,6 @@ def _page_name(env, docname):
     return "《" + re.sub(rf"^{re.escape(SECTION)}\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
 
 
-def _ref(app, fromdocname, docname, anchor, text):
-    ref = nodes.reference("", "", internal=True,
-                          refuri=app.builder.get_relative_uri(fromdocname, docname) + "#" + anchor)
-    ref += nodes.Text(text)
-    return ref
-
-
 def setup(app):
     app.add_config_value("claims_file", "book/claims.yml", "env", types=[str])
     app.add_config_value("claims_tests", "tests", "env", types=[str])
@@ -596,5 +531,6 @@ def setup(app):
     app.connect("env-check-consistency", _check_consistency)
     app.connect("build-finished", _stop_tests)
     app.connect("doctree-resolved", _fill)
-    app.connect("builder-inited", _wrap_translators, priority=650)  # after pydata's and images.py's
+    # After pydata-sphinx-theme's wrapper (500) and images.py's (600).
+    app.connect("builder-inited", wrap_html_translators(LedgerMarkupMixin, "Ledger"), priority=650)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

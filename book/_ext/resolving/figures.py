@@ -38,6 +38,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
+from book._ext.shared.nodes import ancestors
 from book._ext.shared.scripts import script
 
 logger = logging.getLogger(__name__)
@@ -228,9 +229,7 @@ def _inline_figures(app, doctree, docname):
         inline, panels = inline_figure(svg, node.get("alt", ""), f"fig{count}-", shared)
         explorable = data.get("explorable")
         if explorable:
-            figure = node.parent
-            while figure is not None and not (isinstance(figure, nodes.figure) and figure["ids"]):
-                figure = figure.parent
+            figure = next((a for a in ancestors(node) if isinstance(a, nodes.figure) and a["ids"]), None)
             if figure is None:
                 raise ValueError(f"{docname}: an explorable figure must be a named figure (mystnb figure name)")
             write_fixture(Path(app.outdir).parent, figure["ids"][0], explorable, panels)

@@ -14,6 +14,7 @@
   Quotes (block quotes and “…”), headings, captions, code, formulas and existing links are left alone.
 """
 
+import functools
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from sphinx import addnodes
 from sphinx.util import logging
 
 from book._ext.shared.glossary import glossary_block
+from book._ext.shared.nodes import ancestors
 
 logger = logging.getLogger(__name__)
 _ENGLISH = re.compile(r"英文\s*([^；;（(]+)")
@@ -59,17 +61,17 @@ def _patch_glossary(app):
     original = std.make_glossary_term
 
     def make_glossary_term(env, textnodes, index_key, source, lineno, node_id, document):
+        named = None
         if node_id is None:
             termtext = "".join(n.astext() for n in textnodes)
-            node_id = getattr(env.config, "_glossary_anchors", {}).get(termtext)
-            if node_id is None:
+            named = node_id = getattr(env.config, "_glossary_anchors", {}).get(termtext)
+            if named is None:
                 logger.warning("glossary term %r has no named anchor (no English name?)", termtext,
                                location=(source, lineno))
-                return original(env, textnodes, index_key, source, lineno, None, document)
-            term = original(env, textnodes, index_key, source, lineno, node_id, document)
+        term = original(env, textnodes, index_key, source, lineno, node_id, document)
+        if named is not None:
             document.note_explicit_target(term)
-            return term
-        return original(env, textnodes, index_key, source, lineno, node_id, document)
+        return term
 
     make_glossary_term._named_ids = True
     std.make_glossary_term = make_glossary_term
@@ -81,33 +83,20 @@ def _read_anchors(app, config):
     config._glossary_doc = str(Path(config.search_terms_glossary).with_suffix("")).replace("\\", "/")
 
 
-_tokenizer = None
+@functools.cache
+def _tokenizer(user_dict):
+    """jieba, with the glossary as its user dictionary (search_terms.py writes it)."""
+    import jieba
 
-
-def _words(app, text):
-    """jieba's words of ``text``, with the glossary as its user dictionary."""
-    global _tokenizer
-    if _tokenizer is None:
-        import jieba
-
-        jieba.setLogLevel(60)
-        _tokenizer = jieba.Tokenizer()
-        _tokenizer.load_userdict(str(Path(app.doctreedir) / "jieba_userdict.txt"))
-    return _tokenizer.cut(text, HMM=False)
+    jieba.setLogLevel(60)
+    tokenizer = jieba.Tokenizer()
+    tokenizer.load_userdict(user_dict)
+    return tokenizer
 
 
 def _skipped(node):
-    for parent in _ancestors(node):
-        if isinstance(parent, _SKIP) or _SKIP_CLASSES & set(parent.get("classes", ())):
-            return True
-    return False
-
-
-def _ancestors(node):
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
+    return any(isinstance(parent, _SKIP) or _SKIP_CLASSES & set(parent.get("classes", ()))
+               for parent in ancestors(node))
 
 
 def _editor_roots(app, doctree, docname):
@@ -116,7 +105,7 @@ def _editor_roots(app, doctree, docname):
     if kind == "page":
         return [doctree]
     return [n for n in doctree.findall(nodes.container) if "editorial" in n["classes"]
-            and not any("editorial" in a.get("classes", ()) for a in _ancestors(n))]
+            and not any("editorial" in a.get("classes", ()) for a in ancestors(n))]
 
 
 def _link_terms(app, doctree, docname):
@@ -126,31 +115,26 @@ def _link_terms(app, doctree, docname):
         return
     linked = set()
     uri = app.builder.get_relative_uri(docname, config._glossary_doc)
+    tokenizer = _tokenizer(str(Path(app.doctreedir) / "jieba_userdict.txt"))
     for root in _editor_roots(app, doctree, docname):
         for text in list(root.findall(nodes.Text)):
             if _skipped(text) or not isinstance(text.parent, (nodes.paragraph, nodes.inline, nodes.strong,
                                                                 nodes.emphasis, nodes.list_item, nodes.entry)):
                 continue
-            parts, plain, changed, quoted = [], [], False, False
-            for word in _words(app, text.astext()):
+            parts, plain, quoted = [], [], False
+            for word in tokenizer.cut(text.astext(), HMM=False):
                 if word in "“”「」":  # the editor quoting the author: no link inside a quote
                     quoted = word in "“「"
                 if word in anchors and word not in linked and not quoted:
                     linked.add(word)
-                    if plain:
-                        parts.append(nodes.Text("".join(plain)))
-                        plain = []
-                    ref = nodes.reference("", "", internal=True, refuri=f"{uri}#{anchors[word]}",
-                                          classes=["glossary-term-link"])
-                    ref += nodes.inline(word, word, classes=["xref", "std", "std-term"])
-                    parts.append(ref)
-                    changed = True
+                    parts += [nodes.Text("".join(plain)), nodes.reference(
+                        "", "", nodes.inline(word, word, classes=["xref", "std", "std-term"]),
+                        internal=True, refuri=f"{uri}#{anchors[word]}", classes=["glossary-term-link"])]
+                    plain = []
                 else:
                     plain.append(word)
-            if changed:
-                if plain:
-                    parts.append(nodes.Text("".join(plain)))
-                text.parent.replace(text, parts)
+            if parts:
+                text.parent.replace(text, [part for part in parts + [nodes.Text("".join(plain))] if part.astext()])
 
 
 def setup(app):

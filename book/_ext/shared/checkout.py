@@ -49,25 +49,15 @@ def _git(root, *args):
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def git_commit(root):
-    """``(short commit, date YYYY-MM-DD, dirty)`` of the checkout at ``root``, or None
-    outside git. The commit has 12 hex digits; dirty when a tracked file has changes."""
+def commit_facts(root):
+    """(short commit, date YYYY-MM-DD) of the checkout: 12 hex digits, marked ``-dirty``
+    when a tracked file has changes; :data:`UNKNOWN` for both outside git."""
     try:
         sha, date = _git(root, "log", "-1", "--format=%H %cs").split()
         dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError, ValueError):
-        return None
-    return sha[:12], date, bool(dirty)
-
-
-def commit_facts(root):
-    """(short commit, date YYYY-MM-DD) of the checkout; the commit marked ``-dirty`` when
-    the work tree has changes; :data:`UNKNOWN` for both outside git."""
-    found = git_commit(root)
-    if found is None:
         return UNKNOWN, UNKNOWN
-    sha, date, dirty = found
-    return (f"{sha}-dirty" if dirty else sha), date
+    return sha[:12] + ("-dirty" if dirty else ""), date
 
 
 def package_version(*names):

@@ -106,19 +106,21 @@ def format_value(value, spec=""):
         return "、".join(format_value(v, spec) for v in value) or "无"
     if isinstance(value, bool):
         return "是" if value else "否"
-    if spec == "shape":
-        spec = ""
-    return format(value, spec)
+    return format(value, "" if spec == "shape" else spec)
 
 
 def fill(template, values):
     """``template`` with each ``{name:spec}`` replaced by ``format_value``."""
-    out = []
-    for literal, field_name, spec, _ in string.Formatter().parse(str(template)):
-        out.append(literal)
-        if field_name is not None:
-            out.append(format_value(values[field_name], spec or ""))
-    return "".join(out)
+    return "".join(literal + ("" if field_name is None else format_value(values[field_name], spec or ""))
+                   for literal, field_name, spec, _ in string.Formatter().parse(str(template)))
+
+
+def _eval(code, scope, claim_id, what):
+    """The value of the compiled check ``code`` over ``scope``; a check that raises cannot decide."""
+    try:
+        return eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked by parse_expression)
+    except Exception as error:  # noqa: BLE001
+        raise CheckError(f"claim {claim_id!r}: {what} raised {type(error).__name__}: {error}") from None
 
 
 def _has_nan(value):
@@ -193,11 +195,7 @@ def evaluate(claim, recorded):
     def run(expression, what):
         code, names = parse_expression(expression)
         read(names, what)
-        try:
-            result = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
-        except Exception as error:  # a check that raises cannot decide
-            raise CheckError(f"claim {claim['id']!r}: {what} {expression!r} raised "
-                             f"{type(error).__name__}: {error}") from None
+        result = _eval(code, scope, claim["id"], f"{what} {expression!r}")
         if _has_nan(result):
             raise CheckError(f"claim {claim['id']!r}: {what} {expression!r} is NaN")
         return result
@@ -279,10 +277,7 @@ def _files(claim, recorded):
                              f"{FILE_PREFIX}<name>")
         if any(_has_nan(scope[n]) for n in read):
             raise CheckError(f"claim {claim['id']!r}: a value of results file {scope.get('file')!r} is NaN")
-        try:
-            decides = eval(code, {"__builtins__": {}, **FUNCTIONS, **scope})  # noqa: S307 (checked above)
-        except Exception as error:  # a check that raises cannot decide
-            raise CheckError(f"claim {claim['id']!r}: files.decides raised {type(error).__name__}: {error}") from None
+        decides = _eval(code, scope, claim["id"], "files.decides")
         if not isinstance(decides, bool):
             raise CheckError(f"claim {claim['id']!r}: files.decides gave {decides!r}, not true or false")
         judged = decides and first is None

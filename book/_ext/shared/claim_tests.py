@@ -42,11 +42,8 @@ def parse_junit(text):
         if module is None:
             continue
         test = f"tests/{module}.py::{case.get('name', '').split('[')[0]}"
-        outcome = "passed"
-        if case.find("failure") is not None or case.find("error") is not None:
-            outcome = "failed"
-        elif case.find("skipped") is not None:
-            outcome = "skipped"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        outcome = "failed" if failed else "skipped" if case.find("skipped") is not None else "passed"
         if rank[outcome] >= rank[found.get(test, "passed")]:
             found[test] = outcome
     return found

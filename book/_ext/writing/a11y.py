@@ -60,11 +60,7 @@ def _voice_switch_script(app, pagename, templatename, context, doctree):
         app.add_js_file(None, body=VOICE_IS_A_RESIZE)
 
 
-def _wrap_translators(app):
-    wrap_html_translators(app, AccessibleMarkupMixin, "Accessible")
-
-
 def setup(app):
-    app.connect("builder-inited", _wrap_translators, priority=700)
+    app.connect("builder-inited", wrap_html_translators(AccessibleMarkupMixin, "Accessible"), priority=700)
     app.connect("html-page-context", _voice_switch_script)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -31,6 +31,7 @@ import re
 
 from docutils import nodes
 
+from book._ext.shared.nodes import ancestors
 from book._ext.shared.translators import wrap_html_translators
 
 _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
@@ -97,22 +98,13 @@ def split_lines(code_html: str) -> str | None:
     return "".join(out)
 
 
-def _in_output(node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if "cell_output" in parent.get("classes", ()):
-            return True
-        parent = parent.parent
-    return False
-
-
 class CodeLinesMixin:
     def visit_literal_block(self, node):
         start = len(self.body)
         try:
             super().visit_literal_block(node)
         except nodes.SkipNode:  # Sphinx highlighted it and wrote the whole block
-            if not _in_output(node):
+            if not any("cell_output" in parent.get("classes", ()) for parent in ancestors(node)):
                 self._split_code_lines(start)
             raise
 
@@ -131,11 +123,7 @@ class CodeLinesMixin:
             return
 
 
-def _wrap_translators(app):
-    wrap_html_translators(app, CodeLinesMixin, "CodeLines")
-
-
 def setup(app):
     # After pydata-sphinx-theme's wrapper (500), images.py's (600) and a11y.py's (700).
-    app.connect("builder-inited", _wrap_translators, priority=800)
+    app.connect("builder-inited", wrap_html_translators(CodeLinesMixin, "CodeLines"), priority=800)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -44,11 +44,7 @@ class ImageAttributesMixin:
         self.body[index] = re.sub(r"^(\s*<img)", rf"\1{attributes}", tag, count=1)
 
 
-def _wrap_translators(app):
-    wrap_html_translators(app, ImageAttributesMixin, "Sized")
-
-
 def setup(app):
     # After pydata-sphinx-theme's own wrapper (builder-inited, priority 500).
-    app.connect("builder-inited", _wrap_translators, priority=600)
+    app.connect("builder-inited", wrap_html_translators(ImageAttributesMixin, "Sized"), priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,6 +36,8 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
+from book._ext.shared.nodes import ancestors
+
 logger = logging.getLogger(__name__)
 
 # The elements of MathML Core (https://www.w3.org/TR/mathml-core/#mathml-elements).
@@ -91,10 +93,8 @@ def _rewrite(math):
 def _as_function_name(mo, parents):
     """<mo>softmax</mo> -> <mi>softmax</mi><mo>⁡</mo> (after the scripts, if any)."""
     mo.tag = "mi"
-    for attr in list(mo.attrib):
-        del mo.attrib[attr]
-    anchor = mo
-    parent = parents[mo]
+    mo.attrib.clear()
+    anchor, parent = mo, parents[mo]
     if parent.tag in SCRIPTED and list(parent)[0] is mo:
         anchor, parent = parent, parents[parent]
     apply = ET.Element("mo")
@@ -104,22 +104,18 @@ def _as_function_name(mo, parents):
 
 def _merge_upright_letters(parent):
     """Runs of <mi mathvariant="normal">x</mi> (from \\mathrm{…}) become one <mi>."""
-    children = list(parent)
-    i = 0
-    while i < len(children):
-        j = i
-        while (j < len(children) and children[j].tag == "mi"
-               and children[j].get("mathvariant") == "normal" and not (children[j].tail or "").strip()):
-            j += 1
-        if j - i > 1:
-            merged = children[i]
-            merged.text = "".join(c.text or "" for c in children[i:j])
-            del merged.attrib["mathvariant"]  # several letters are upright anyway
-            for extra in children[i + 1:j]:
+    run = []
+    for child in [*parent, None]:
+        if (child is not None and child.tag == "mi" and child.get("mathvariant") == "normal"
+                and not (child.tail or "").strip()):
+            run.append(child)
+            continue
+        if len(run) > 1:
+            run[0].text = "".join(c.text or "" for c in run)
+            del run[0].attrib["mathvariant"]  # several letters are upright anyway
+            for extra in run[1:]:
                 parent.remove(extra)
-            i = j
-        else:
-            i += 1
+        run = []
 
 
 def _check(math, tex):
@@ -166,10 +162,7 @@ def _compound(element):
 
 def _plain_titles(app, doctree, docname):
     for node in list(doctree.findall(nodes.math)):
-        parent = node.parent
-        while parent is not None and not isinstance(parent, nodes.title):
-            parent = parent.parent
-        if parent is None or "tex" in node:
+        if "tex" in node or not any(isinstance(parent, nodes.title) for parent in ancestors(node)):
             continue
         tex = node.astext()
         try:
@@ -177,8 +170,7 @@ def _plain_titles(app, doctree, docname):
         except Exception:  # noqa: BLE001 - the HTML writer reports it
             continue
         node["tex"] = tex
-        node.children = []
-        node += nodes.Text(text)
+        node[:] = [nodes.Text(text)]
 
 
 def _render(self, node, display):

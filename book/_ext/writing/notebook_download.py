@@ -90,15 +90,14 @@ def _drop_merged_chunks(notebook):
     for cell in notebook.cells:
         kept, first = [], {}
         for output in cell.get("outputs", []):
-            kept.append(output)
-            if output.get("output_type") != "stream":
-                continue
+            stream = output.get("output_type") == "stream"
             name = output.get("name")
-            if name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
+            if stream and name in first and first[name]["text"].endswith(output["text"].rstrip() + "\n"):
                 dropped += 1
-                kept.pop()
                 continue
-            first.setdefault(name, output)
+            kept.append(output)
+            if stream:
+                first.setdefault(name, output)
         if "outputs" in cell:
             cell.outputs = kept
     return dropped

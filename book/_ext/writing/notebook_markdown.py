@@ -65,27 +65,15 @@ class Included:
 
 
 class Page:
-    """What the conversion asks of the build; this default answers without one."""
+    """What the conversion asks of the build (``notebook_download.BuiltPage`` answers it):
 
-    def include(self, argument, options):
-        """The :class:`Included` code of ``literalinclude argument`` with ``options``."""
-        raise NotImplementedError
-
-    def role(self, name, text):
-        """A role as Markdown, or None when this page has no answer for it."""
-        return None
-
-    def exercise_title(self, label):
-        """'练习 4.5.1（标题）' for an exercise's label, or None."""
-        return None
-
-    def link(self, target):
-        """The URL of a relative link ``target`` (a path in the sources), or None."""
-        return None
-
-    def figure_number(self, name):
-        """'图 20' for the figure named ``name``, or None."""
-        return None
+    * ``include(argument, options)``: the :class:`Included` code of ``literalinclude
+      argument`` with ``options``;
+    * ``role(name, text)``: a role as Markdown, or None when the page has no answer for it;
+    * ``exercise_title(label)``: '练习 4.5.1（标题）' for an exercise's label, or None;
+    * ``link(target)``: the URL of a relative link ``target`` (a path in the sources), or None;
+    * ``figure_number(name)``: '图 20' for the figure named ``name``, or None.
+    """
 
 
 @dataclass

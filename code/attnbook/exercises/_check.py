@@ -188,12 +188,8 @@ class _Session:
             if self._receive().kind is not Kind.LOADING:
                 raise parent.ChildGone("检查进程发来了意外的消息")
             loaded = self._receive()
-        except parent.Timeout:
-            return _not_run(cases), say.load_timeout(self.options.time_limit)
-        except parent.MemoryExceeded as err:
-            return _not_run(cases), say.memory_exceeded(*err.args)
-        except parent.ChildGone as err:
-            return _not_run(cases), say.child_gone(str(err))
+        except _TROUBLE as err:
+            return _not_run(cases), self._trouble(err, say.load_timeout)
         if loaded.kind is Kind.HIT:
             return _not_run(cases), say.reference_called(self.noun, loaded.text)
         if loaded.kind is Kind.LOAD_ERROR and loaded.usage:
@@ -214,7 +210,7 @@ class _Session:
         if len(results) == len(cases):
             try:
                 last = self._receive()
-            except (parent.Timeout, parent.MemoryExceeded, parent.ChildGone):
+            except _TROUBLE:
                 last = None
             if last is not None and last.kind is Kind.HIT:  # a call made after the last result was sent
                 results[-1] = CaseResult(cases[-1].name, False, say.reference_called(self.noun, last.text))
@@ -225,12 +221,8 @@ class _Session:
         name = case.name
         try:
             message = self._receive()
-        except parent.Timeout:
-            return CaseResult(name, False, say.timeout(self.options.time_limit)), True
-        except parent.MemoryExceeded as err:
-            return CaseResult(name, False, say.memory_exceeded(*err.args)), True
-        except parent.ChildGone as err:
-            return CaseResult(name, False, say.child_gone(str(err))), True
+        except _TROUBLE as err:
+            return CaseResult(name, False, self._trouble(err, say.timeout)), True
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
@@ -245,6 +237,14 @@ class _Session:
             return CaseResult(name, False, say.child_gone(f"检查进程发来的结果无法读取（{err}）")), True
         return self._judge(case, value), False
 
+    def _trouble(self, err, timeout):
+        """What went wrong, for one of :data:`_TROUBLE`; ``timeout(time_limit)`` words a timeout."""
+        if isinstance(err, parent.Timeout):
+            return timeout(self.options.time_limit)
+        if isinstance(err, parent.MemoryExceeded):
+            return say.memory_exceeded(*err.args)
+        return say.child_gone(str(err))
+
     @staticmethod
     def _judge(case, value):
         try:
@@ -258,6 +258,7 @@ class _Session:
         return self.child.receive(self.options.time_limit, self.options.memory_limit)
 
 
+_TROUBLE = (parent.Timeout, parent.MemoryExceeded, parent.ChildGone)
 _CASE_KINDS = (Kind.RESULT, Kind.FAIL, Kind.UNFINISHED, Kind.ERROR)
 
 

@@ -44,8 +44,7 @@ def glue(name, value):
         return value
     from IPython.display import display
 
-    bundle = {GLUE_PREFIX + "text/plain": _text(plain),
-              GLUE_PREFIX + VALUE_MIME: {"value": _json(plain)}}
+    bundle = {GLUE_PREFIX + "text/plain": _text(plain), GLUE_PREFIX + VALUE_MIME: {"value": _json(plain)}}
     display(bundle, raw=True, metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
     return value
 

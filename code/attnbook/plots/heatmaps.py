@@ -17,6 +17,8 @@ from ._svg import heatmap_panels, record_heatmap
 QUERY_LABEL = "查询位置"
 KEY_LABEL = "键位置"
 WEIGHT_LABEL = "注意力权重"
+DECODER_LABEL = "解码器位置（查询）"
+ENCODER_LABEL = "编码器位置（键、值）"
 _OUTLINED = [patheffects.withStroke(linewidth=3.2, foreground=OUTLINE_EDGE)]
 
 
@@ -37,19 +39,36 @@ def _ticks(n, step=None):
     return np.arange(0, n, step)
 
 
-def _draw(ax, weights, vmax, xlabel=KEY_LABEL, ylabel=QUERY_LABEL):
-    """Draw one (n_q, n_k) table on ax; return the image for the colour bar."""
+def _draw(fig, ax, weights, vmax, title, rows=(QUERY_LABEL, None), cols=(KEY_LABEL, None), name=None):
+    """Draw one (n_q, n_k) table on ax with its title, and record it under ``name`` (default
+    the title); ``rows``/``cols`` are (axis name, tick labels or None for every few
+    positions). Return the image for the colour bar."""
     image = ax.imshow(weights, cmap=CMAP, vmin=0.0, vmax=vmax, aspect="equal")
     n_q, n_k = weights.shape
-    ax.set_xticks(_ticks(n_k))
-    ax.set_yticks(_ticks(n_q))
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    if rows[1] is None:
+        ax.set_xticks(_ticks(n_k))
+        ax.set_yticks(_ticks(n_q))
+    else:
+        ax.set_xticks(np.arange(len(cols[1])), cols[1])
+        ax.set_yticks(np.arange(len(rows[1])), rows[1])
+    ax.set_xlabel(cols[0])
+    ax.set_ylabel(rows[0])
     ax.tick_params(length=0)
     # A thin frame keeps the map's edge visible where its cells are as dark as the page.
     for spine in ax.spines.values():
         spine.set(visible=True, color=MUTED, linewidth=0.6)
+    ax.set_title(title)
+    record_heatmap(fig, image, weights, name or title, rows, cols)
     return image
+
+
+def _digit_axes(inputs, outputs):
+    """Rows and columns ``(axis name, labels "位置:数字")`` of the reversal task; the
+    outputs default to the inputs reversed."""
+    inputs = [int(t) for t in np.asarray(inputs).ravel()]
+    outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
+    return (("输出位置：数字（查询）", [f"{i}:{t}" for i, t in enumerate(outputs)]),
+            ("输入位置：数字（键、值）", [f"{i}:{t}" for i, t in enumerate(inputs)]))
 
 
 def _colorbar(fig, image, axes):
@@ -69,10 +88,7 @@ def weights_heatmap(weights, title="权重表", vmax=None):
     """
     weights = _as_table(weights)
     fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
-    image = _draw(ax, weights, vmax or _vmax(weights))
-    ax.set_title(title)
-    _colorbar(fig, image, ax)
-    record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
+    _colorbar(fig, _draw(fig, ax, weights, vmax or _vmax(weights), title), ax)
     return fig
 
 
@@ -102,9 +118,7 @@ def mask_comparison(unmasked, masked, length=None, vmax=None):
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.8), layout="constrained")
     vmax = vmax or _vmax(unmasked, masked)
     for p, (ax, weights, title) in enumerate([(axes[0], unmasked, "无掩码"), (axes[1], masked, "有掩码")]):
-        image = _draw(ax, weights, vmax)
-        ax.set_title(title)
-        record_heatmap(fig, image, weights, title, (QUERY_LABEL, None), (KEY_LABEL, None))
+        image = _draw(fig, ax, weights, vmax, title)
         if length is not None:
             heatmap_panels(fig)[-1]["padding"] = _mark_padding(ax, length, *weights.shape, p)
     _colorbar(fig, image, axes)
@@ -130,9 +144,7 @@ def head_grid(weights, title=None, vmax=None):
         if h >= heads:
             ax.remove()
             continue
-        image = _draw(ax, weights[h], vmax)
-        ax.set_title(f"头 {h + 1}")
-        record_heatmap(fig, image, weights[h], f"头 {h + 1}", (QUERY_LABEL, None), (KEY_LABEL, None))
+        image = _draw(fig, ax, weights[h], vmax, f"头 {h + 1}")
         if h % cols:
             ax.set_ylabel("")
     if title:
@@ -147,13 +159,10 @@ def alignment_table(weights, title="对齐就是这张权重表"):
     weights = _as_table(weights)
     n_q, n_k = weights.shape
     fig, ax = plt.subplots(figsize=(0.3 * n_k + 1.9, 0.3 * n_q + 1.3), layout="constrained")
-    rows, cols = "解码器位置（查询）", "编码器位置（键、值）"
-    image = _draw(ax, weights, _vmax(weights), xlabel=cols, ylabel=rows)
+    image = _draw(fig, ax, weights, _vmax(weights), title, (DECODER_LABEL, None), (ENCODER_LABEL, None))
     ax.set_xticks(np.arange(n_k))
     ax.set_yticks(np.arange(n_q))
-    ax.set_title(title)
     _colorbar(fig, image, ax)
-    record_heatmap(fig, image, weights, title, (rows, None), (cols, None))
     return fig
 
 
@@ -166,18 +175,9 @@ def reversal_alignment(weights, inputs, outputs=None,
     便于直接读出。
     """
     weights = _as_table(weights)
-    inputs = [int(t) for t in np.asarray(inputs).ravel()]
-    outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
     fig, ax = plt.subplots(figsize=(6.0, 5.2), layout="constrained")
-    rows, cols = "输出位置：数字（查询）", "输入位置：数字（键、值）"
-    image = _draw(ax, weights, 1.0, xlabel=cols, ylabel=rows)
-    row_labels = [f"{i}:{t}" for i, t in enumerate(outputs)]
-    col_labels = [f"{i}:{t}" for i, t in enumerate(inputs)]
-    ax.set_xticks(np.arange(len(inputs)), col_labels)
-    ax.set_yticks(np.arange(len(outputs)), row_labels)
-    ax.set_title(title)
-    _colorbar(fig, image, ax)
-    record_heatmap(fig, image, weights, "学到的对齐", (rows, row_labels), (cols, col_labels))
+    rows, cols = _digit_axes(inputs, outputs)
+    _colorbar(fig, _draw(fig, ax, weights, 1.0, title, rows, cols, name="学到的对齐"), ax)
     return fig
 
 
@@ -188,19 +188,10 @@ def alignment_before_after(untrained, learned, inputs, outputs=None):
     ``learned`` 为 ``(n_out, n_in)`` ，``inputs`` 与 ``outputs`` 同 :func:`reversal_alignment` 。
     """
     untrained, learned = _as_table(untrained, "untrained"), _as_table(learned, "learned")
-    inputs = [int(t) for t in np.asarray(inputs).ravel()]
-    outputs = inputs[::-1] if outputs is None else [int(t) for t in np.asarray(outputs).ravel()]
     fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.4), layout="constrained",
                              gridspec_kw={"width_ratios": [untrained.shape[1] / untrained.shape[0] * 0.75, 1.2]})
-    panels = [(axes[0], untrained, "未经训练：还看不出对齐", "解码器位置（查询）", "编码器位置（键、值）", None, None),
-              (axes[1], learned, "训练之后：学到的对齐", "输出位置：数字（查询）", "输入位置：数字（键、值）",
-               [f"{i}:{t}" for i, t in enumerate(outputs)], [f"{i}:{t}" for i, t in enumerate(inputs)])]
-    for ax, weights, title, rows, cols, row_labels, col_labels in panels:
-        image = _draw(ax, weights, 1.0, xlabel=cols, ylabel=rows)
-        if row_labels:
-            ax.set_xticks(np.arange(len(col_labels)), col_labels)
-            ax.set_yticks(np.arange(len(row_labels)), row_labels)
-        ax.set_title(title)
-        record_heatmap(fig, image, weights, title, (rows, row_labels), (cols, col_labels))
+    _draw(fig, axes[0], untrained, 1.0, "未经训练：还看不出对齐", (DECODER_LABEL, None),
+          (ENCODER_LABEL, None))
+    image = _draw(fig, axes[1], learned, 1.0, "训练之后：学到的对齐", *_digit_axes(inputs, outputs))
     _colorbar(fig, image, list(axes))
     return fig

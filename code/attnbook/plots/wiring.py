@@ -28,8 +28,7 @@ def _qkv_to_output(ax, weights_shape, out_shape, sources):
     y_mid = _ROWS["K"]
     for name, subtitle in sources.items():
         box(ax, _X["qkv"], _ROWS[name], _W["qkv"], name, subtitle, 2)
-        arrow(ax, (_right("qkv"), _ROWS[name]),
-               (_left("attention"), y_mid + (_ROWS[name] - y_mid) * 0.3))
+        arrow(ax, (_right("qkv"), _ROWS[name]), (_left("attention"), y_mid + (_ROWS[name] - y_mid) * 0.3))
     box(ax, _X["attention"], y_mid, _W["attention"], "注意力", f"权重 {weights_shape}", 5)
     box(ax, _X["output"], y_mid, _W["output"], "输出", out_shape, 0)
     arrow(ax, (_right("attention"), y_mid), (_left("output"), y_mid))

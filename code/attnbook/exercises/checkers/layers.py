@@ -109,6 +109,5 @@ FIXED_FORBIDDEN = (
     ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),
     ("attnbook.masked_softmax", attention.masked_softmax),
 )
-FIXED_LAYER = Checker(fixed_layer_cases, FIXED_FORBIDDEN, noun="层",
-                      uses_policy=True)
+FIXED_LAYER = Checker(fixed_layer_cases, FIXED_FORBIDDEN, noun="层", uses_policy=True)
 SHAPE_TEST = Checker(shape_test_cases, noun="测试")

@@ -116,11 +116,16 @@ _spare = None
 _lock = threading.Lock()
 
 
-def take():
-    """A child that has run nothing yet: the spare if there is a live one, else a new one."""
+def _pop_spare():
     global _spare
     with _lock:
         child, _spare = _spare, None
+    return child
+
+
+def take():
+    """A child that has run nothing yet: the spare if there is a live one, else a new one."""
+    child = _pop_spare()
     if child is not None and child.process.is_alive():
         return child
     if child is not None:
@@ -144,9 +149,7 @@ def prepare():
 
 def discard():
     """End the spare child, if any."""
-    global _spare
-    with _lock:
-        child, _spare = _spare, None
+    child = _pop_spare()
     if child is not None:
         child.kill()
 

@@ -100,13 +100,11 @@ def encode(value, depth=0):
         return value if math.isfinite(value) else {"__float__": repr(value)}
     if isinstance(value, str):
         return {"__str__": value[:200]}
+    if isinstance(value, (tuple, list, dict)) and len(value) > _MAX_ITEMS:
+        return _opaque(value)
     if isinstance(value, (tuple, list)):
-        if len(value) > _MAX_ITEMS:
-            return _opaque(value)
         return {"__seq__": [encode(v, depth + 1) for v in value], "type": type(value).__name__}
     if isinstance(value, dict):
-        if len(value) > _MAX_ITEMS:
-            return _opaque(value)
         return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if type(value).__name__ == "TensorShape":
         return {"__seq__": [None if d is None else int(d) for d in value.as_list()] if value.rank is not None
