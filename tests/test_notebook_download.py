@@ -19,8 +19,7 @@ import pytest
 from buildfiles import ROOT
 from notebooks import myst_left
 
-# One worker builds the small book once for every check.
-pytestmark = [pytest.mark.build, pytest.mark.slow, pytest.mark.xdist_group("notebook-download")]
+pytestmark = [pytest.mark.build, pytest.mark.slow]
 
 SITE = "https://attention-book.github.io/attention-book/"  # from repository.url in _config.yml
 HEADER = """---
@@ -85,7 +84,9 @@ PACKAGE = {
 }
 
 
-@pytest.fixture(scope="module")
+# Session-wide: a module fixture is built again whenever the worker runs another
+# module's test between two of these.
+@pytest.fixture(scope="session")
 def offered(tmp_path_factory):
     """The small book's lesson notebook as the site offers it, and the book's root."""
     root = tmp_path_factory.mktemp("book")

@@ -31,3 +31,10 @@ def test_the_formats_and_the_exercise_prefix_take_the_catalogs_section():
     assert config.editorial_figure_format.format(3) == f"编者图 {SECTION}-3"
     assert config.numfig_format["table"] % 2 == f"编者表 {SECTION}-2"
     assert config.enumerable_prefix["exercise"] == [int(n) for n in SECTION.split(".")]
+
+
+def test_the_extensions_read_the_catalogs_section_without_importing_it():
+    """checkout.section_number reads the catalog's source (no TensorFlow for a small book)."""
+    from book._ext.shared.checkout import section_number
+
+    assert section_number() == SECTION

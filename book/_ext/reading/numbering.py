@@ -11,9 +11,10 @@ Both formats write ``{section}`` where the section number goes.
 Exercises are numbered within the section, as 练习 4.5.1, 4.5.2 and so on, which are
 also the ids the checker takes: ``enumerable_prefix[kind]`` goes in front of Sphinx's
 numbers of that kind. The exercises' prefix is not written in ``_config.yml``: it is
-the exercise catalog's ``SECTION`` (``attnbook.exercises.catalog``), the one place the
-section number is written; the figure, table and listing formats take it from there too. The parentheses around exercise titles
-are made full-width: 练习 4.5.1（标题）.
+the exercise catalog's ``SECTION`` (``attnbook.exercises.catalog``, read by
+``shared.checkout.section_number``), the one place the section number is written; the
+figure, table and listing formats take it from there too. The parentheses around
+exercise titles are made full-width: 练习 4.5.1（标题）.
 """
 
 import copy
@@ -21,17 +22,18 @@ import copy
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from book._ext.shared.checkout import section_number
+
 _FULL_WIDTH = {" (": "（", ")": "）"}
 
 
 def _section_numbers(app, config):
     """Put the catalog's SECTION into the number formats and the exercises' prefix."""
-    from attnbook.exercises.catalog import SECTION  # imports TensorFlow, as the starter page does
-
-    config.numfig_format = {kind: fmt.replace("{section}", SECTION) for kind, fmt in config.numfig_format.items()}
-    config.editorial_figure_format = config.editorial_figure_format.replace("{section}", SECTION)
+    section = section_number()
+    config.numfig_format = {kind: fmt.replace("{section}", section) for kind, fmt in config.numfig_format.items()}
+    config.editorial_figure_format = config.editorial_figure_format.replace("{section}", section)
     if "exercise" not in config.enumerable_prefix:
-        config.enumerable_prefix = {**config.enumerable_prefix, "exercise": [int(n) for n in SECTION.split(".")]}
+        config.enumerable_prefix = {**config.enumerable_prefix, "exercise": [int(n) for n in section.split(".")]}
 
 
 def _sphinx_numbers_back(app, env):

@@ -58,7 +58,7 @@ from docutils.statemachine import StringList
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from book._ext.shared.checkout import UNKNOWN, commit_facts
+from book._ext.shared.checkout import UNKNOWN, commit_facts, section_number
 from book._ext.shared.claim_checks import Verdict, evaluate_all, load_claims
 from book._ext.shared.claim_tests import MarkedTests, test_backings
 from book._ext.shared.env import PageStores
@@ -513,9 +513,7 @@ def _page_name(env, docname):
     """正文 for the author's page, else the title without its number: 《成本账，实测》."""
     if getattr(env, "editorial_docs", {}).get(docname) == "blocks":
         return "正文"
-    from attnbook.exercises.catalog import SECTION  # the one place the section number is written
-
-    return "《" + re.sub(rf"^{re.escape(SECTION)}\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
+    return "《" + re.sub(rf"^{re.escape(section_number())}\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
 
 
 def setup(app):

@@ -2,8 +2,8 @@
 
 * ``checkout``: facts of the checkout: its commit, the companion package's version, a
   digest of a file tree, the address the repository's site is published at.
-* ``nodes``: whether a node of a doctree sits inside code.
-* ``env``: the per-page stores an environment collector keeps on the environment.
+* ``nodes``: a node's ancestors, whether it sits inside code, and an internal link.
+* ``env``: the base of the environment collectors that keep one store per page.
 * ``translators``: a mixin put in front of the HTML translators.
 * ``glossary``: the ``{glossary}`` block of the glossary page.
 * ``scripts``: the browser scripts of ``book/_ext/static``.
