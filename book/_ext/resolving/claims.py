@@ -208,17 +208,19 @@ _RUNS = {}  # id(app): the MarkedTests started for this build
 def _start_tests(app, env, docnames):
     """Once the pages have run (execution.py, priority 500), start the marked tests: they
     run while Sphinx reads the pages, and :func:`_test_outcomes` waits for them."""
-    if docnames and app.config.claims_run_tests and id(app) not in _RUNS:
-        _RUNS[id(app)] = _marked_tests(app)
+    if docnames and app.config.claims_run_tests:
+        _marked_tests(app)
 
 
 def _marked_tests(app):
-    tests_dir = Path(app.env.srcdir) / app.config.claims_tests
-    node_ids = {f"{file}::{name}" for found in test_backings(tests_dir).values() for file, name, _ in found}
-    run = MarkedTests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
-    if run.proc is not None:
-        logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
-    return run
+    """This build's :class:`MarkedTests`, started on the first call."""
+    if id(app) not in _RUNS:
+        tests_dir = Path(app.env.srcdir) / app.config.claims_tests
+        node_ids = {f"{file}::{name}" for found in test_backings(tests_dir).values() for file, name, _ in found}
+        _RUNS[id(app)] = MarkedTests(app.env.srcdir, tests_dir, node_ids, Path(app.outdir).parent / ".claims-tests")
+        if _RUNS[id(app)].proc is not None:
+            logger.info(f"claims ledger: running the {len(node_ids)} tests that back claims", nonl=False)
+    return _RUNS[id(app)]
 
 
 def _stop_tests(app, exception):
@@ -231,7 +233,7 @@ def _test_outcomes(app):
     """``{claim id: [(node id, outcome)]}`` for the marked tests, run on this build."""
     if not app.config.claims_run_tests:
         return {}
-    results = (_RUNS.get(id(app)) or _RUNS.setdefault(id(app), _marked_tests(app))).results()
+    results = _marked_tests(app).results()
     return {claim_id: [(f"{file}::{name}", results[f"{file}::{name}"]) for file, name, _ in found]
             for claim_id, found in test_backings(Path(app.env.srcdir) / app.config.claims_tests).items()}
 
