@@ -46,14 +46,20 @@ CONTROLS_JS = """() => {
     return window.__controls.length;
 }"""
 
-# After one Tab, once the page has scrolled and its transitions (the skip link sliding in)
-# have ended: note the focused element, and whether it is entirely hidden (WCAG 2.4.11):
-# out of the viewport, or with none of five points of its visible part (centre and
-# corners) showing it rather than something laid over it (the sticky header, a fixed bar).
+# After one Tab, once the page has scrolled and its transitions that can move or cover
+# something (the skip link sliding in) have ended: note the focused element, and whether
+# it is entirely hidden (WCAG 2.4.11): out of the viewport, or with none of five points of
+# its visible part (centre and corners) showing it rather than something laid over it (the
+# sticky header, a fixed bar). A fade of opacity or colour alone (a code block's copy
+# button, 0.3 s, whatever the reduced motion) neither moves a box nor changes what the
+# points hit, so the walk does not wait for it.
 FOCUS_JS = """async () => {
     const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     await frame();
-    await Promise.race([Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))),
+    const fadeOnly = (a) => a.effect && a.effect.getKeyframes().every((k) => Object.keys(k).every((p) =>
+        ['offset', 'easing', 'composite', 'computedOffset', 'opacity'].includes(p) || /[cC]olor$/.test(p)));
+    const moving = document.getAnimations().filter((a) => !fadeOnly(a));
+    await Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => null))),
                         new Promise((r) => setTimeout(r, 1000))]);
     const el = document.activeElement;
     if (!el || el === document.body) return {body: true, count: window.__seen.size};
