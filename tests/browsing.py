@@ -183,6 +183,22 @@ IMAGES_JS = """async () => {
 }"""
 
 
+# Text on the page that looks like TeX: a control word, $…$, \( \) or \[ \]. Code is left
+# out: an API signature shows a default value as written, a matplotlib label included.
+RAW_TEX_JS = r"""() => {
+    const skip = 'pre, code, kbd, .highlight, .sig, script, style, textarea';
+    const pattern = /\\[A-Za-z]{2,}|\\[()[\]]|\$[^$\s][^$]{0,80}\$/;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const hits = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const el = n.parentElement;
+        if (!el || el.closest(skip)) continue;
+        const m = n.textContent.match(pattern);
+        if (m) hits.push(`${m[0]} in "${n.textContent.trim().slice(0, 80)}"`);
+    }
+    return hits;
+}"""
+
 def redirects(url: str) -> bool:
     """Whether the built file behind a URL served at SUB_PATH is a meta-refresh page."""
     path = urlsplit(url).path

@@ -5,17 +5,13 @@ published under, which proves every link and asset works from any sub-path. Each
 page is opened in a fresh browser context (cold cache), with every request that
 would leave 127.0.0.1 recorded and failed at a proxy that does not exist; then:
 
-* no console errors or page errors, no request off the machine;
-* every <img> decoded; every formula is MathML made at build time, with a rendered box,
-  and no raw TeX shows anywhere on the page;
 * on a 390x844 phone viewport nothing but code scrolls sideways;
 * in dark mode the theme is dark and the text light.
 
-The Sphinx (jieba) search finds the section for its key terms and finds every
-glossary term; the 404 page works under the prefix it was built for. Screenshots
-and per-page metrics (transfer size, requests, load time) go to
-test-artifacts/browser/; the per-page metrics (test_page_weight.py) are printed at the
-end of the run.
+What one cold load at desktop width shows (clean, complete, light, images sized and
+lazy) is checked in test_first_load.py, the 404 page there too. The Sphinx (jieba)
+search finds the section for its key terms and finds every glossary term; the harness
+records and blocks requests for other hosts. Screenshots go to test-artifacts/browser/.
 
 Without Chromium or without a build these tests are skipped locally, and fail when
 the environment variable CI is set.
@@ -30,7 +26,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from browsing import ARTIFACTS, IMAGES_JS, Server, Watched, fmt, prefix_of_404, screenshot_problems
+from browsing import ARTIFACTS, IMAGES_JS, RAW_TEX_JS, Server, Watched, fmt, screenshot_problems
 from buildfiles import HTML, SECTION, glossary_entries, html_pages
 
 pytestmark = pytest.mark.browser
@@ -53,39 +49,6 @@ def glossary_terms() -> list[str]:
         return ["<no glossary page in the build>"]
     return [term for term, _ in glossary_entries()] or ["<no dl.glossary dt in the glossary page>"]
 
-
-# Every formula: its <math> element and rendered box. Closed <details> (collapsed
-# solutions) are opened first so that their formulas are laid out too; the print-only
-# table of contents is never shown on screen.
-MATH_JS = """() => {
-    document.documentElement.dataset.voice = 'all';  // the checking layer too: every formula shown
-    document.querySelectorAll('details').forEach((d) => { d.open = true; });
-    return [...document.querySelectorAll('span.math, div.math')]
-        .filter((el) => !el.closest('.onlyprint'))
-        .map((el) => {
-            const math = el.querySelector(':scope > math');
-            const r = math ? math.getBoundingClientRect() : {width: 0, height: 0};
-            return {display: el.tagName === 'DIV', mathml: !!math,
-                    width: r.width, height: r.height,
-                    text: el.textContent.trim().slice(0, 80)};
-        });
-}"""
-
-# Text on the page that looks like TeX: a control word, $…$, \( \) or \[ \]. Code is left
-# out: an API signature shows a default value as written, a matplotlib label included.
-RAW_TEX_JS = r"""() => {
-    const skip = 'pre, code, kbd, .highlight, .sig, script, style, textarea';
-    const pattern = /\\[A-Za-z]{2,}|\\[()[\]]|\$[^$\s][^$]{0,80}\$/;
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const hits = [];
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const el = n.parentElement;
-        if (!el || el.closest(skip)) continue;
-        const m = n.textContent.match(pattern);
-        if (m) hits.push(`${m[0]} in "${n.textContent.trim().slice(0, 80)}"`);
-    }
-    return hits;
-}"""
 
 # Elements sticking out past the right edge of the viewport, outside code blocks;
 # outermost ones only. A theme container with overflow-x: auto keeps the page itself
@@ -151,40 +114,7 @@ COLORS_JS = """() => {
 }"""
 
 
-# --- per page: clean load, images, math -------------------------------------------------
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_page_loads_cleanly(page, server, watch):
-    w = watch(viewport=DESKTOP)
-    response = w.open(server.url + page, settle=True)
-    assert response is not None and response.status == 200, f"{page}: HTTP {response and response.status}"
-
-    images = w.page.evaluate(IMAGES_JS)
-    broken = [f"{i['src']} (alt={i['alt']!r}, complete={i['complete']}, naturalWidth={i['width']})"
-              for i in images if not (i["complete"] and i["width"] > 0)]
-    math = w.page.evaluate(MATH_JS)
-    unrendered = [("display: " if m["display"] else "inline: ") + m["text"]
-                  + ("" if m["mathml"] else " (no <math>)") + f" [{m['width']:.0f}x{m['height']:.0f}]"
-                  for m in math if not (m["mathml"] and m["width"] > 0 and m["height"] > 0)]
-    raw_tex = w.page.evaluate(RAW_TEX_JS)
-
-    failures = []
-    if w.problems():
-        failures.append(f"console/page errors:{fmt(w.problems())}")
-    if w.off_host:
-        failures.append(f"requests for other hosts (blocked):{fmt(sorted(set(w.off_host)))}")
-    if w.failed or w.http_errors:
-        failures.append(f"failed requests:{fmt(w.failed + w.http_errors)}")
-    if broken:
-        failures.append(f"{len(broken)} of {len(images)} images not decoded:{fmt(broken)}")
-    if unrendered:
-        failures.append(f"{len(unrendered)} of {len(math)} formulas without a rendered MathML box:"
-                        f"{fmt(unrendered[:15])}"
-                        + (f"\n  ... and {len(unrendered) - 15} more" if len(unrendered) > 15 else ""))
-    if raw_tex:
-        failures.append(f"raw TeX on the page:{fmt(raw_tex[:15])}")
-    assert not failures, f"{page}:\n" + "\n".join(failures)
+# --- the harness ---------------------------------------------------------------------
 
 
 def test_requests_for_other_hosts_are_recorded_and_never_leave(server, watch):
@@ -303,52 +233,6 @@ def test_search_results_show_no_raw_tex(search_page, server):
     assert any("√d_k" in t for t in titles), f"no result titled with √d_k:{show(results)}"
     raw = search_page.page.evaluate(RAW_TEX_JS)
     assert not raw, f"raw TeX on the search page:{fmt(raw)}"
-
-
-# --- 404 page under its own prefix -------------------------------------------------------
-
-
-def test_404_page(site, browser, watch):
-    prefix = prefix_of_404(site)
-    srv = Server(site, prefix)
-    try:
-        w = watch(viewport=DESKTOP)
-        missing = srv.url + "no/such/page.html"
-        response = w.open(missing, settle=True)
-        assert response is not None and response.status == 404, \
-            f"{missing}: status {response and response.status}, expected 404"
-        sheets = w.page.evaluate(
-            """() => [...document.querySelectorAll('link[rel="stylesheet"]')]
-                     .map((l) => ({href: l.href, loaded: !!l.sheet}))""")
-        starts = {srv.prefix, srv.prefix + "index.html", srv.prefix + "book/index.html"}
-        links = w.page.evaluate("() => [...document.querySelectorAll('a[href]')].map((a) => a.href)")
-        home = [h for h in links if urlsplit(h).path in starts and urlsplit(h).netloc == urlsplit(srv.url).netloc]
-
-        failures = []
-        if not sheets:
-            failures.append("no stylesheets at all")
-        not_loaded = [s["href"] for s in sheets if not s["loaded"]]
-        if not_loaded:
-            failures.append(f"stylesheets not loaded:{fmt(not_loaded)}")
-        # The document itself is a 404 by design (Chromium logs that as a console error);
-        # any other error or failed request is a fault.
-        problems = [m for m in w.problems() if not ("status of 404" in m and f"({missing}:" in m)]
-        if problems:
-            failures.append(f"console/page errors:{fmt(problems)}")
-        if w.off_host:
-            failures.append(f"requests that left 127.0.0.1:{fmt(sorted(set(w.off_host)))}")
-        others = [e for e in w.http_errors if not e.endswith(missing)] + w.failed
-        if others:
-            failures.append(f"failed requests:{fmt(others)}")
-        if not home:
-            failures.append(f"no link back to the start page ({' or '.join(sorted(starts))}); links:{fmt(links)}")
-        else:
-            back = w.page.goto(home[0], wait_until="load")
-            if back is None or back.status != 200:
-                failures.append(f"the link back {home[0]} answers {back and back.status}")
-        assert not failures, f"404 page (built for prefix {prefix}):\n" + "\n".join(failures)
-    finally:
-        srv.stop()
 
 
 def test_server_redirects_and_404s(server, site):

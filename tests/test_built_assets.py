@@ -4,7 +4,7 @@ The two subset fonts (book/_ext/after/webfonts.py) have a glyph for every formul
 and every icon the pages show, and stay small; every <img> carries its size and loads
 lazily (book/_ext/writing/images.py); search titles show no TeX (book/_ext/writing/mathml.py); and the
 offline copy (`make dist`) holds the whole site, next to it, where the preface links.
-The browser checks of the same things are in test_page_weight.py, test_formulas.py,
+The browser checks of the same things are in test_first_load.py, test_formulas.py,
 test_controls.py and test_offline.py.
 """
 

@@ -7,7 +7,7 @@ the same letters in upright text, not a row of italic letters. On the section pa
 formula of scaled dot-product attention can be selected and copied as text. Screenshots
 of the section page's formula and of the mechanism page go to test-artifacts/browser/.
 Every page's formulas are also checked for a rendered box and for raw TeX in
-test_browser.py.
+test_first_load.py.
 """
 
 from __future__ import annotations
