@@ -68,6 +68,11 @@ RINGS_JS = """(box) => { const svg = box.querySelector('svg');
         return {x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')), shown: c.style.display !== 'none',
                 curve: c.dataset.curve.replace(/^fig\\d+-/, ''), points: pts(c.dataset.curve), panel};
     }); }"""
+# What the figure shows after a change, in one round trip: the tables the hover reads, the
+# readout, the state the figure says it is in, and (the saturation figure) its rings and curves.
+SHOWN_JS = f"""(box) => ({{tables: ({TABLES_JS})(box), readout: ({READOUT_JS})(box), state: box.dataset.state,
+    rings: box.querySelector('circle[data-curve]') ? ({RINGS_JS})(box) : [],
+    curves: box.querySelector('circle[data-curve]') ? JSON.parse(box.querySelector('script.attnbook-explorable-data').textContent).curves : null}})"""
 TIP_JS = "(box) => { const t = box.querySelector('.attnbook-heatmap-tip'); return t && !t.hidden ? t.textContent : null; }"
 
 
@@ -133,9 +138,7 @@ def set_heads(w, form, state):
 
 
 def set_saturation(w, form, state):
-    slider = form.locator("input[type=range]")
-    slider.focus()
-    now, step = int(slider.input_value()), int(slider.get_attribute("step"))
+    now, step = form.locator("input[type=range]").evaluate("(s) => { s.focus(); return [Number(s.value), Number(s.step)]; }")
     for _ in range(abs(state["d_k"] - now) // step):
         w.page.keyboard.press("ArrowRight" if state["d_k"] > now else "ArrowLeft")
 
@@ -148,7 +151,7 @@ def saturation_settings(fx):
 SATURATION_WORST = [0.0]  # the largest difference of the saturation readout, for the artifact
 
 
-def saturation_readout(state, tables, readout, failures, label, fx, box):
+def saturation_readout(state, tables, readout, failures, label, fx, shown_now):
     """The readout gives the package's measurement on the sample; at a d_k the build drew,
     each ring sits at that d_k on its curve's x and at its own value on the panel's scale."""
     shown = json.loads(readout["data"]["values"])
@@ -159,10 +162,10 @@ def saturation_readout(state, tables, readout, failures, label, fx, box):
                 failures.append(f"{label}: {name} {metric} shown {shown[name][metric]}, the package {value}")
             if f"{value:.3f}" not in readout["text"]:
                 failures.append(f"{label}: readout {readout['text']!r} does not say {value:.3f}")
-    rings = box.evaluate(RINGS_JS)
+    rings = shown_now["rings"]
     if len(rings) != 6 or not all(r["shown"] for r in rings):
         failures.append(f"{label}: {len(rings)} rings shown, not one per curve (6)")
-    curves = box.evaluate("(b) => JSON.parse(b.querySelector('script.attnbook-explorable-data').textContent).curves")
+    curves = shown_now["curves"]
     if state["d_k"] not in curves["d_k"]:
         return
     i = curves["d_k"].index(state["d_k"])
@@ -286,21 +289,21 @@ def test_every_control_gives_the_package_values(figure, server, watch):
     for state in settings(fx):
         move(w, form, state)
         label = f"{figure} {state}"
-        tables = box.evaluate(TABLES_JS)
+        now = box.evaluate(SHOWN_JS)
+        tables, readout = now["tables"], now["readout"]
         diff = biggest_difference(tables, expected(fx, state))
         worst = max(worst, diff)
         if not diff <= TOL:
             failures.append(f"{label}: shown tables are {diff} from the package's")
-        readout = box.evaluate(READOUT_JS)
         if fx["kind"] == "saturation":
-            readout_check(state, tables, readout, failures, label, fx, box)
+            readout_check(state, tables, readout, failures, label, fx, now)
         else:
             readout_check(state, tables, readout, failures, label)
         if readout["live"] != "polite":
             failures.append(f"{label}: the readout is not announced (aria-live)")
         announced.add(readout["text"])
-        if json.loads(box.get_attribute("data-state")) != state:
-            failures.append(f"{label}: the figure says its state is {box.get_attribute('data-state')}")
+        if json.loads(now["state"]) != state:
+            failures.append(f"{label}: the figure says its state is {now['state']}")
     if len(announced) < len(settings(fx)) // 3:
         failures.append(f"the readout changed {len(announced)} times over {len(settings(fx))} settings")
 
