@@ -1,11 +1,12 @@
 """The book's figures in Chromium: at home on both themes, and heat maps read exactly.
 
 Every figure is an inline SVG (book/_ext/resolving/figures.py). For each page with figures, in the
-light and the dark theme, whether the system asks for it or the reader picks it with
-the theme switch (no reload), each figure is photographed three times: as shown, with
-the SVG hidden (what lies behind it) and with its labels hidden (what lies behind each
-label). The figure's border must be the page's own background, pixel for pixel, and
-every label's colour must reach a contrast of 4.5:1 against what lies behind it.
+light and the dark theme as the system asks for them, each figure is photographed three
+times: as shown, with the SVG hidden (what lies behind it) and with its labels hidden
+(what lies behind each label). The figure's border must be the page's own background,
+pixel for pixel, and every label's colour must reach a contrast of 4.5:1 against what
+lies behind it. Then the reader picks the other theme with the theme switch (no reload):
+every figure must look as it does when the system asks for that theme.
 
 The heat maps (book/_ext/static/heatmap.js) are read by pointer, by touch on a phone and by
 keyboard, and the number shown is checked three ways: against the weights the page
@@ -39,6 +40,7 @@ PHONE = {"width": 390, "height": 844}
 MIN_LABEL_CONTRAST = 4.5
 RING = 4  # px of the figure's border that must be the page's background
 PIXEL_TOLERANCE = 8  # per channel, 0-255
+PICKED_TOLERANCE = 1.0  # mean per channel: a picked theme draws a figure as the system's does
 THEMES = {  # name: (the system's colour scheme, whether the reader clicks the theme switch)
     "light": ("light", False),
     "dark": ("dark", False),
@@ -62,14 +64,19 @@ def open_in_theme(watch, server, page, theme, **options):
     scheme, picked = THEMES[theme]
     w = watch(viewport=options.pop("viewport", DESKTOP), color_scheme=scheme, **options)
     w.open(server.url + page)
-    want = theme.split("-")[0]
     if picked:
-        w.page.click(".theme-switch-button >> visible=true")
-        # Leave the switch: its tooltip would otherwise float over the figures.
-        w.page.evaluate("() => document.activeElement.blur()")
-        w.page.mouse.move(0, DESKTOP["height"] - 1)
-    w.page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=want)
+        pick(w, theme.split("-")[0])
+    w.page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme.split("-")[0])
     return w
+
+
+def pick(w, theme):
+    """Click the theme switch, as a reader does, to ``theme`` (the other one)."""
+    w.page.click(".theme-switch-button >> visible=true")
+    # Leave the switch: its tooltip would otherwise float over the figures.
+    w.page.evaluate("() => document.activeElement.blur()")
+    w.page.mouse.move(0, DESKTOP["height"] - 1)
+    w.page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
 
 
 def image(png: bytes) -> np.ndarray:
@@ -166,34 +173,59 @@ def measure_figure(box) -> dict:
             "size": list(shown.shape[:2]), "_shown": shown}
 
 
-@pytest.mark.parametrize("theme", list(THEMES))
-@pytest.mark.parametrize("page", figure_pages())
-def test_figures_take_the_page_background_and_keep_labels_legible(page, theme, server, watch):
-    if page.startswith("<"):
-        pytest.fail(page)
-    w = open_in_theme(watch, server, page, theme)
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def check_figures(w, page, theme, failures) -> dict:
+    """Measure every figure of the page as shown in ``theme``; note what fails; return
+    each figure's photograph as shown, by name."""
     boxes = w.page.locator(".attnbook-fig").all()
     figures = soup(page).select("figure")
     assert boxes and len(boxes) == len(figures), f"{page}: {len(boxes)} inline figures, {len(figures)} <figure>s"
-    report, failures = {}, []
+    report, photos = {}, {}
     for i, box in enumerate(boxes):
         name = box.evaluate("(b) => b.closest('figure') ? b.closest('figure').id : ''") or f"figure-{i}"
         m = measure_figure(box)
-        Image.fromarray(m.pop("_shown").astype(np.uint8)).save(
-            SHOTS / f"{page.replace('/', '-').removesuffix('.html')}-{name}-{theme}.png")
+        photos[name] = m.pop("_shown")
+        Image.fromarray(photos[name].astype(np.uint8)).save(SHOTS / f"{stem(page)}-{name}-{theme}.png")
         report[name] = m
         if m["border_same_as_page"] < 0.98:
-            failures.append(f"{name}: only {m['border_same_as_page']:.1%} of its border is the page's background")
+            failures.append(f"{theme}, {name}: only {m['border_same_as_page']:.1%} of its border is the page's background")
         if theme.startswith("dark") and m["border_luminance"] > 0.1:
-            failures.append(f"{name}: a light box on a dark page (border luminance {m['border_luminance']:.2f})")
+            failures.append(f"{theme}, {name}: a light box on a dark page (border luminance {m['border_luminance']:.2f})")
         if m["labels"] == 0 or m["min_label_contrast"] < MIN_LABEL_CONTRAST:
-            failures.append(f"{name}: {m['labels']} labels, lowest contrast {m['min_label_contrast']}")
-    (SHOTS / f"contrast-{page.replace('/', '-').removesuffix('.html')}-{theme}.json").write_text(
+            failures.append(f"{theme}, {name}: {m['labels']} labels, lowest contrast {m['min_label_contrast']}")
+    (SHOTS / f"contrast-{stem(page)}-{theme}.json").write_text(
         json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    if w.problems():
-        failures.append(f"console/page errors:{fmt(w.problems())}")
-    assert not failures, f"{page} ({theme}):" + fmt(failures)
+    return photos
+
+
+def stem(page: str) -> str:
+    return page.replace("/", "-").removesuffix(".html")
+
+
+@pytest.mark.parametrize("page", figure_pages())
+def test_figures_take_the_page_background_and_keep_labels_legible(page, server, watch):
+    """Measured in the light and the dark theme as the system asks for them; a theme the
+    reader picks on the other system must then show every figure as that one does."""
+    if page.startswith("<"):
+        pytest.fail(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    failures, measured, picked = [], {}, {}
+    for system in ("light", "dark"):
+        w = open_in_theme(watch, server, page, system)
+        measured[system] = check_figures(w, page, system, failures)
+        other = "dark" if system == "light" else "light"
+        pick(w, other)
+        picked[other] = {name: photograph(box) for name, box in
+                         zip(measured[system], w.page.locator(".attnbook-fig").all())}
+        if w.problems():
+            failures.append(f"{system}: console/page errors:{fmt(w.problems())}")
+    for theme, photos in picked.items():
+        for name, photo in photos.items():
+            Image.fromarray(photo.astype(np.uint8)).save(SHOTS / f"{stem(page)}-{name}-{theme}-picked.png")
+            differ = aligned_difference(photo, measured[theme][name])
+            if differ > PICKED_TOLERANCE:
+                failures.append(f"{name}: {theme} picked on the other system differs from the system's {theme} "
+                                f"by {differ:.2f} per channel")
+    assert not failures, f"{page}:" + fmt(failures)
 
 
 # --- heat maps: the exact weight of a cell ----------------------------------------------
