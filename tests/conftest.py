@@ -20,6 +20,13 @@ from buildfiles import HTML, ROOT
 _SESSION_START = time.time()
 
 
+def pytest_collection_modifyitems(items):
+    """The longest tests first, the notebooks (20 s each) before the other slow ones (a
+    stable sort): under xdist a long test dealt out last leaves the other worker idle."""
+    items.sort(key=lambda item: (item.get_closest_marker("notebooks") is None,
+                                 item.get_closest_marker("slow") is None))
+
+
 @pytest.fixture(autouse=True)
 def _needs_build(request):
     """A ``book`` test fails, saying why, when there is no build to read."""

@@ -5,8 +5,8 @@ published under, which proves every link and asset works from any sub-path. Each
 page is opened in a fresh browser context (cold cache), with every request that
 would leave 127.0.0.1 recorded and failed at a proxy that does not exist; then:
 
-* on a 390x844 phone viewport nothing but code scrolls sideways;
-* in dark mode the theme is dark and the text light.
+* on a 390x844 phone viewport, with the system in dark mode, nothing but code scrolls
+  sideways, and the theme is dark, the text light.
 
 What one cold load at desktop width shows (clean, complete, light, images sized and
 lazy) is checked in test_first_load.py, the 404 page there too. The Sphinx (jieba)
@@ -137,16 +137,19 @@ def test_section_page_has_math(site):
     assert count >= 5, f"{SECTION} has {count} formulas: the math checks are not being exercised"
 
 
-# --- per page: phone viewport -------------------------------------------------------
+# --- per page: a phone in the dark -------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_fits_phone(page, server, watch):
-    w = watch(viewport=PHONE)
+def test_page_fits_a_phone_in_dark_mode(page, server, watch):
+    """Loaded at phone width with the system in dark mode: nothing but code scrolls
+    sideways (the theme changes no width), and the theme is dark, its text light."""
+    w = watch(viewport=PHONE, color_scheme="dark")
     w.open(server.url + page)
     widths = w.page.evaluate(
         "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})")
     offenders = w.page.evaluate(OVERFLOW_JS, CODE_BLOCKS)
+    c = w.page.evaluate(COLORS_JS)
     failures = []
     if widths["scroll"] > widths["inner"] + 1:
         failures.append(f"page scrolls sideways: scrollWidth {widths['scroll']} > innerWidth {widths['inner']}")
@@ -155,18 +158,6 @@ def test_page_fits_phone(page, server, watch):
             f"{o['selector']}: left {o['left']}, right {o['right']}, width {o['width']} "
             f"(viewport {widths['inner']}; clipped/scrolled by {o['scroller'] or 'nothing: the page'}) "
             f"{o['text']!r}" for o in offenders))
-    assert not failures, f"{page} at {PHONE['width']}x{PHONE['height']}:\n" + "\n".join(failures)
-
-
-# --- per page: dark mode ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_page_dark_mode(page, server, watch):
-    w = watch(viewport=DESKTOP, color_scheme="dark")
-    w.open(server.url + page)
-    c = w.page.evaluate(COLORS_JS)
-    failures = []
     if c["theme"] != "dark":
         failures.append(f"<html data-theme> is {c['theme']!r} (data-mode {c['mode']!r}), not 'dark'")
     if c["background_luminance"] is None or c["background_luminance"] >= 0.2:
@@ -175,7 +166,7 @@ def test_page_dark_mode(page, server, watch):
         failures.append(f"main text colour {c['text']} is not light (luminance {c['text_luminance']:.3f})")
     if w.problems():
         failures.append(f"console/page errors:{fmt(w.problems())}")
-    assert not failures, f"{page} in dark mode:\n" + "\n".join(failures)
+    assert not failures, f"{page} at {PHONE['width']}x{PHONE['height']}, dark:\n" + "\n".join(failures)
 
 
 # --- search (Sphinx searchtools + jieba index) -----------------------------------------
