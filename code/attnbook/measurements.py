@@ -88,13 +88,19 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
             log(f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms")
         results[name] = rows
     if memory:
-        calls = [(run_variant, (name,), prepare_variant, (name, batch, heads, n, d))
-                 for name in VARIANTS for n in lengths]
-        peaks = iter(cost.peak_memories(calls))
+        peaks = _peak_growth(run_variant, prepare_variant, VARIANTS, lengths, lambda name, n: (batch, heads, n, d))
         for name in VARIANTS:
-            results[name]["peak_mib"] = [next(peaks).growth_mib for _ in lengths]
+            results[name]["peak_mib"] = peaks[name]
             log(f"  {name:8s} peak MiB: " + ", ".join(f"{m:.1f}" for m in results[name]["peak_mib"]))
     return results
+
+
+def _peak_growth(run, prepare, names, lengths, sizes):
+    """``{name: [MiB at each length]}``: the peak memory growth of ``run(name, *inputs)``,
+    ``inputs = prepare(name, *sizes(name, n))``, each reading in a new child process."""
+    calls = [(run, (name,), prepare, (name, *sizes(name, n))) for name in names for n in lengths]
+    peaks = iter(cost.peak_memories(calls))
+    return {name: [next(peaks).growth_mib for _ in lengths] for name in names}
 
 
 # --- MiniMultiHeadAttention against Keras ---------------------------------------------
@@ -221,11 +227,6 @@ def measure_sequence_memory(lengths, batch=1, d_model=64):
     注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
     本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
     """
-    kinds = ("rnn", "attention")
-    calls = [(run_sequence_layer, (kind,), prepare_sequence_layer, (kind, batch, n, d_model))
-             for kind in kinds for n in lengths]
-    peaks = iter(cost.peak_memories(calls))
-    rows = {"n": list(lengths)}
-    for kind in kinds:
-        rows[f"{kind}_mib"] = [next(peaks).growth_mib for _ in lengths]
-    return rows
+    peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, ("rnn", "attention"), lengths,
+                         lambda kind, n: (batch, n, d_model))
+    return {"n": list(lengths)} | {f"{kind}_mib": mib for kind, mib in peaks.items()}
