@@ -23,10 +23,7 @@ def _lengths_tensor(lengths):
     except (TypeError, ValueError) as err:
         raise ValueError(f"lengths must be a 1-D sequence of integers, got {given!r}.") from err
     if not lengths.dtype.is_integer:
-        raise ValueError(
-            f"lengths must be integers (one per sequence), got dtype {lengths.dtype.name}: "
-            f"{given!r}."
-        )
+        raise ValueError(f"lengths must be integers (one per sequence), got dtype {lengths.dtype.name}: {given!r}.")
     if lengths.shape.rank != 1:
         raise ValueError(f"lengths must be 1-D (batch,), got shape {tuple(lengths.shape)}.")
     return lengths
@@ -40,10 +37,7 @@ def _check_length_values(lengths, max_len):
     if np.any(values < 0):
         raise ValueError(f"lengths must be >= 0, got {values.tolist()}.")
     if np.any(values > max_len):
-        raise ValueError(
-            f"lengths must be <= max_len={max_len}, got {values.tolist()} "
-            f"(longest {int(values.max())})."
-        )
+        raise ValueError(f"lengths must be <= max_len={max_len}, got {values.tolist()} (longest {int(values.max())}).")
 
 
 def _optional_n_q(n_q):
