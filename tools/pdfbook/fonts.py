@@ -149,7 +149,9 @@ def truetype_subset(file, index, chars):
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
     _add_glyf(font, outlines)
-    return _compiled(font)
+    out = io.BytesIO()
+    font.save(out)
+    return out.getvalue()
 
 
 def _add_glyf(font, outlines):
@@ -176,12 +178,6 @@ def _truetype_tables(font):
         setattr(maxp, field, 0)  # the rest is counted when the font is saved
     font["post"].formatType = 3.0  # no glyph names: the PDF has no use for them
     font.sfntVersion = "\0\1\0\0"
-
-
-def _compiled(font):
-    out = io.BytesIO()
-    font.save(out)
-    return out.getvalue()
 
 
 def css(found):
