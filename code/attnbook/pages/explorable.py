@@ -22,7 +22,7 @@ import matplotlib
 import numpy as np
 
 from .._tf import tf
-from ..attention import masked_softmax, scaled_dot_product_attention
+from ..attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from ..masks import causal_mask, combine_masks, padding_mask
 from ..plots._svg import heatmap_panels
 from ..plots._theme import CMAP
@@ -134,11 +134,9 @@ def explore_heads(fig, x, layer, heads=(1, 2, 4, 8)):
     if layer.h not in heads or any(h <= 0 or layer.d_model % h for h in heads):
         raise ValueError(f"heads must divide d_model={layer.d_model} and include the layer's "
                          f"{layer.h}, got {heads}.")
-    from ..attention import MiniMultiHeadAttention  # the package's layer, one per head count
-
     expected = {}
     for h in heads:
-        other = MiniMultiHeadAttention(layer.d_model, h)
+        other = MiniMultiHeadAttention(layer.d_model, h)  # the package's layer, one per head count
         other(x[None])
         for name in ("wq", "wk", "wv", "wo"):
             getattr(other, name).set_weights(getattr(layer, name).get_weights())

@@ -8,8 +8,7 @@ import matplotlib
 import mplfonts
 from matplotlib import font_manager
 
-# OUTLINE_* and MUTED are also taken from here by the figure modules that predate _theme.
-from ._theme import CMAP, INK, MUTED, OUTLINE_EDGE, OUTLINE_LINE, PAPER  # noqa: F401
+from ._theme import CMAP, INK, MUTED, PAPER
 
 CJK_FONT_FILE = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
 CJK_FONT = "Noto Sans CJK SC"
