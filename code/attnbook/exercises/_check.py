@@ -47,7 +47,7 @@ class Options:
             value = getattr(self, name)
             if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
                     or value <= 0):
-                raise ValueError(say.bad_time_limit(value, name))
+                raise ValueError(say.BAD_LIMIT.format(name, value))
 
 
 def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMORY_LIMIT):
@@ -189,7 +189,7 @@ class _Session:
                 raise parent.ChildGone("检查进程发来了意外的消息")
             loaded = self._receive()
         except _TROUBLE as err:
-            return _not_run(cases), self._trouble(err, say.load_timeout)
+            return _not_run(cases), self._trouble(err, say.LOAD_TIMEOUT.format)
         if loaded.kind is Kind.HIT:
             return _not_run(cases), say.reference_called(self.noun, loaded.text)
         if loaded.kind is Kind.LOAD_ERROR and loaded.usage:
@@ -222,7 +222,7 @@ class _Session:
         try:
             message = self._receive()
         except _TROUBLE as err:
-            return CaseResult(name, False, self._trouble(err, say.timeout)), True
+            return CaseResult(name, False, self._trouble(err, say.TIMEOUT.format)), True
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
@@ -242,7 +242,7 @@ class _Session:
         if isinstance(err, parent.Timeout):
             return timeout(self.options.time_limit)
         if isinstance(err, parent.MemoryExceeded):
-            return say.memory_exceeded(*err.args)
+            return say.MEMORY_EXCEEDED.format(*err.args)
         return say.child_gone(str(err))
 
     @staticmethod

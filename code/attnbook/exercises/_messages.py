@@ -22,6 +22,13 @@ CACHED_RESULT = "两组不同的输入得到了完全相同的结果：是不是
 
 # --- the report ----------------------------------------------------------------------
 
+# The lines after the header, as templates: FAILED_LINE.format(case name, message).
+FAILED_LINE = "  ✗ 用例“{}”：{}"
+NOTE_LINE = "  注：用例“{}”：{}"
+PROBLEM_LINE = "  ✗ {}"
+HINT_LINE = "  提示：{}"
+NOT_RUN_LINE = "  其余 {} 个用例未运行。"
+
 
 def header(exercise_id, title, state, n_passed, n_cases):
     """The first line: ``练习 4.5.2“标题”：通过（8/8 个用例）``; 未完成 has no count."""
@@ -29,31 +36,11 @@ def header(exercise_id, title, state, n_passed, n_cases):
     return f"练习 {exercise_id}“{title}”：{state}{count}"
 
 
-def failed_line(case_name, message):
-    return f"  ✗ 用例“{case_name}”：{message}"
-
-
-def note_line(case_name, message):
-    return f"  注：用例“{case_name}”：{message}"
-
-
-def problem_line(problem):
-    return f"  ✗ {problem}"
-
-
-def hint_line(hint):
-    return f"  提示：{hint}"
-
-
-def not_run_line(n_skipped):
-    return f"  其余 {n_skipped} 个用例未运行。"
-
-
 # --- what went wrong while the reader's code ran --------------------------------------
 
-
-def timeout(time_limit):
-    return f"超时：超过 {time_limit:g} 秒没有返回"
+TIMEOUT = "超时：超过 {:g} 秒没有返回"  # .format(time limit)
+LOAD_TIMEOUT = "超时：载入答案（运行文件顶层的代码）超过 {:g} 秒"
+MEMORY_EXCEEDED = "内存超过上限：检查进程多用了 {:.0f} MiB（上限 {:g} MiB），已被结束"  # .format(used, limit)
 
 
 def reference_called(noun, name):
@@ -62,17 +49,9 @@ def reference_called(noun, name):
     return f"你的{noun}直接调用了参考实现 {name}：请自己写出这一步。"
 
 
-def memory_exceeded(used, limit):
-    return f"内存超过上限：检查进程多用了 {used:.0f} MiB（上限 {limit:g} MiB），已被结束"
-
-
 def child_gone(reason):
     """The child ended or garbled its messages in the middle of a case."""
     return f"{reason}（你的代码结束了检查进程，或让它崩溃了）"
-
-
-def load_timeout(time_limit):
-    return f"超时：载入答案（运行文件顶层的代码）超过 {time_limit:g} 秒"
 
 
 def not_picklable(err):
@@ -178,6 +157,8 @@ def value_mismatch(what, error, tolerance, where, hint=""):
 
 # --- lookups -------------------------------------------------------------------------
 
+BAD_LIMIT = "{} 必须是有限的正数，得到 {!r}。"  # .format(name, value)
+
 
 def conceptual_id(exercise_id, checkable):
     return f"练习 {exercise_id} 是思考题，没有检查器。可检查的练习：{'、'.join(checkable)}。"
@@ -185,10 +166,6 @@ def conceptual_id(exercise_id, checkable):
 
 def unknown_id(exercise_id, checkable):
     return f"没有编号为 {exercise_id!r} 的练习。可检查的练习：{'、'.join(checkable)}。"
-
-
-def bad_time_limit(time_limit, name="time_limit"):
-    return f"{name} 必须是有限的正数，得到 {time_limit!r}。"
 
 
 def unknown_name(name, names):
