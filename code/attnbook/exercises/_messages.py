@@ -73,11 +73,7 @@ def unfinished(noun, err):
 
 def describe_error(err, noun="函数"):
     """``你的函数抛出了 TypeError: …（answer.py 第 12 行）``, without a traceback."""
-    return f"你的{noun}{raised(err)}"
-
-
-def raised(err):
-    return f"抛出了 {type(err).__name__}: {error_text(err)}{reader_location(err)}"
+    return f"你的{noun}抛出了 {type(err).__name__}: {error_text(err)}{reader_location(err)}"
 
 
 def unreadable_result(err):
