@@ -29,6 +29,10 @@ CHUNK_SIZE = 512  # keys per block of chunked attention
 WINDOW = 128  # sliding window: each query sees 2·128 + 1 keys
 MATMUL_SIZE = 2048  # the reference matmul is MATMUL_SIZE × MATMUL_SIZE, float32
 
+SEQUENCE_LAYERS = {  # kind -> a new layer (d_model, heads): GRU against attention
+    "rnn": lambda d_model, heads: keras.layers.GRU(d_model, return_sequences=True),
+    "attention": lambda d_model, heads: MiniMultiHeadAttention(d_model, heads),
+}
 VARIANTS = {
     "full": lambda q, k, v: scaled_dot_product_attention(q, k, v)[0],
     "chunked": lambda q, k, v: chunked_attention(q, k, v, CHUNK_SIZE),
@@ -177,8 +181,7 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
     为真时还有 ``"rnn_train_ms"`` 与 ``"attention_train_ms"`` 两列。时间以毫秒计。
     """
     keras.utils.set_random_seed(0)
-    layers = {"rnn": keras.layers.GRU(d_model, return_sequences=True),
-              "attention": MiniMultiHeadAttention(d_model, heads)}
+    layers = {kind: make(d_model, heads) for kind, make in SEQUENCE_LAYERS.items()}
     # Any length, one trace: the lengths share one compiled function per layer.
     signature = [tf.TensorSpec((batch, None, d_model), tf.float32)]
     fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False, input_signature=signature)
@@ -201,12 +204,9 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
 def sequence_layer(kind, d_model=64, heads=4):
     """一个新建的 GRU（``kind="rnn"``）或 MiniMultiHeadAttention（``kind="attention"``）的 ``tf.function``。"""
     keras.utils.set_random_seed(0)
-    if kind == "rnn":
-        layer = keras.layers.GRU(d_model, return_sequences=True)
-    elif kind == "attention":
-        layer = MiniMultiHeadAttention(d_model, heads)
-    else:
+    if kind not in SEQUENCE_LAYERS:
         raise ValueError(f"kind must be 'rnn' or 'attention', got {kind!r}.")
+    layer = SEQUENCE_LAYERS[kind](d_model, heads)
     return tf.function(lambda x: layer(x), autograph=False)
 
 
@@ -227,6 +227,6 @@ def measure_sequence_memory(lengths, batch=1, d_model=64):
     注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
     本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
     """
-    peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, ("rnn", "attention"), lengths,
+    peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, SEQUENCE_LAYERS, lengths,
                          lambda kind, n: (batch, n, d_model))
     return {"n": list(lengths)} | {f"{kind}_mib": mib for kind, mib in peaks.items()}
