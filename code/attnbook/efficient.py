@@ -202,8 +202,7 @@ def _causal_linear(phi_q, phi_k, value, chunk):
     phi_q = _pad_axis(phi_q, -2, 0, n - n_q)
     phi_k = _pad_axis(phi_k, -2, 0, n - phi_k.shape[-2])
     value = _pad_axis(value, -2, 0, n - value.shape[-2])
-    ones = tf.ones_like(value[..., :1])
-    value = tf.concat([value, ones], -1)  # the last column accumulates the normaliser
+    value = tf.concat([value, tf.ones_like(value[..., :1])], -1)  # the last column accumulates the normaliser
 
     def chunks(x):  # (..., n, d) -> (..., n / chunk, chunk, d)
         return tf.reshape(x, tf.concat([tf.shape(x)[:-2], [n // chunk, chunk, x.shape[-1]]], 0))

@@ -58,9 +58,8 @@ def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
     :data:`METRICS` 里的每个统计量在每个维度上各有一个值。``unscaled`` 是不缩放，
     ``head_depth`` 是除以 √d_k，``d_model`` 是除以 √d_model。
     """
-    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys, "n_queries": n_queries}
-    for name in SCALINGS:
-        result[name] = {metric: [] for metric in METRICS}
+    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys, "n_queries": n_queries,
+              **{name: {metric: [] for metric in METRICS} for name in SCALINGS}}
     for d_k in result["d_k"]:
         rng = np.random.default_rng([seed, d_k])
         q = rng.normal(size=(n_queries, d_k))

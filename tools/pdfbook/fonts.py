@@ -35,11 +35,7 @@ from fontTools.subset import Options, Subsetter
 from fontTools.ttLib import TTFont, newTable
 
 # The families print.css asks for, and the name each one's subset gets.
-FAMILIES = {
-    "Noto Serif CJK SC": "Noto Serif CJK SC Print",
-    "Noto Sans CJK SC": "Noto Sans CJK SC Print",
-    "Noto Sans Mono CJK SC": "Noto Sans Mono CJK SC Print",
-}
+FAMILIES = {name: f"{name} Print" for name in ("Noto Serif CJK SC", "Noto Sans CJK SC", "Noto Sans Mono CJK SC")}
 WEIGHTS = {400: "regular", 700: "bold"}  # CSS font-weight: fontconfig's name for it
 URL_DIR = "_print-fonts"
 MAX_ERR = 1.0  # font units a quadratic outline may stray from the cubic one (otf2ttf's)
