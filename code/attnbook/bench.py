@@ -51,7 +51,8 @@ def provenance(label=None):
         - ``date``：UTC 时间，ISO 8601 格式；``label``：上面的说明文字。
     """
     kind, model = _device()
-    return {"device": {"kind": kind, "model": model}, "driver": _nvidia_driver() if kind == "GPU" else None,
+    driver = _run("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader") if kind == "GPU" else None
+    return {"device": {"kind": kind, "model": model}, "driver": driver.splitlines()[0].strip() if driver else None,
             "cpu_count": os.cpu_count(), "tensorflow": tf.__version__, "keras": keras.__version__,
             "python": platform.python_version(), "platform": platform.platform(), "commit": _commit(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -86,12 +87,6 @@ def _run(*command, cwd=None):
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip()
-
-
-def _nvidia_driver():
-    """The NVIDIA driver version (``nvidia-smi``), or None."""
-    out = _run("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader")
-    return out.splitlines()[0].strip() if out else None
 
 
 def _commit(source=Path(__file__).resolve().parent):

@@ -144,13 +144,6 @@ class PaddingLeak:
     weights_masked: np.ndarray = dataclasses.field(repr=False)
 
 
-def _replace_padding(x, lengths, seed):
-    """x with every padded position refilled with N(0, 1) noise."""
-    real = np.arange(x.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (batch, n)
-    noise = np.random.default_rng(seed).normal(size=x.shape).astype(x.dtype)
-    return np.where(real[..., None], x, noise), real
-
-
 def padding_leak(layer, x, lengths, seed=1):
     """在有填充的批次上运行自注意力层 ``layer``，不加与加填充掩码各测一次。
 
@@ -171,7 +164,9 @@ def padding_leak(layer, x, lengths, seed=1):
     """
     x = np.asarray(x)
     mask = padding_mask(lengths, x.shape[1])
-    x_noisy, real = _replace_padding(x, lengths, seed)
+    real = np.arange(x.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (batch, n)
+    noise = np.random.default_rng(seed).normal(size=x.shape).astype(x.dtype)
+    x_noisy = np.where(real[..., None], x, noise)  # every padded position refilled with noise
     has_pad = real.sum(1) < x.shape[1]
     rows = real & has_pad[:, None]  # real queries of sequences that have padding
     result = {}

@@ -73,10 +73,6 @@ class Exercise:
         return f'check("{self.id}", {self.answer_name})'
 
 
-def _thinking(label, title):
-    return Exercise(label, title, kind="thinking")
-
-
 _ENTRIES = (
     Exercise("ex-shapes", "预测每一步的形状",
              signature="attention_shapes(batch, n_q, n_k, d_model, num_heads)",
@@ -86,7 +82,7 @@ _ENTRIES = (
              signature="scaled_dot_product_attention(query, key, value, mask=None)",
              doc="返回 (output, weights)：(..., n_q, d_v) 与 (..., n_q, n_k)。",
              checker=attention.SDPA),
-    _thinking("ex-why-scale", "思考题：读懂权重与缩放"),
+    Exercise("ex-why-scale", "思考题：读懂权重与缩放", kind="thinking"),
     Exercise("ex-split-heads", "拆分多头",
              signature="split_heads(x, num_heads)",
              doc="拆成多头：(batch, seq, d_model) -> (batch, num_heads, seq, depth)。",
@@ -107,7 +103,7 @@ _ENTRIES = (
              signature="cross_attention(x, context, wq, wk, wv)",
              doc="查询来自 x，键和值来自 context -> (output, weights)。",
              checker=attention.CROSS),
-    _thinking("ex-kv-cache", "思考题：解码时哪些可以复用"),
+    Exercise("ex-kv-cache", "思考题：解码时哪些可以复用", kind="thinking"),
     Exercise("ex-padding-mask", "生成填充掩码",
              signature="padding_mask(lengths, max_len)",
              doc="lengths (batch,) -> 布尔张量，可广播到 (batch, n_q, max_len)。",
@@ -120,7 +116,7 @@ _ENTRIES = (
              signature='score_table_bytes(n_q, n_k, batch=1, heads=1, dtype="float32")',
              doc="(batch, heads, n_q, n_k) 的打分表占多少字节。",
              checker=cost.SCORE_BYTES),
-    _thinking("ex-parallel", "思考题：并行与平方代价"),
+    Exercise("ex-parallel", "思考题：并行与平方代价", kind="thinking"),
     Exercise("ex-linear", "实现线性注意力",
              signature="linear_attention(query, key, value)",
              doc="φ(x) = elu(x) + 1 的非因果线性注意力 -> (..., n_q, d_v)。",

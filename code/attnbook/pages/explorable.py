@@ -51,16 +51,12 @@ def _dense(layer, name):
     return {f"w{name}": _array(kernel), f"b{name}": _array(bias)}
 
 
-def _cmap():
-    rgb = (matplotlib.colormaps[CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
-    return base64.b64encode(rgb.tobytes()).decode("ascii")
-
-
 def _attach(fig, kind, inputs, settings, initial, expected):
     if not heatmap_panels(fig):
         raise ValueError(f"fig must be a heat map drawn by attnbook.plots, got {fig!r}.")
+    rgb = (matplotlib.colormaps[CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
     setattr(fig, _ATTRIBUTE, {"kind": kind, "inputs": inputs, "settings": settings, "initial": initial,
-                              "expected": expected, "cmap": _cmap()})
+                              "expected": expected, "cmap": base64.b64encode(rgb.tobytes()).decode("ascii")})
 
 
 def explore_scaling(fig, x, query, key):
