@@ -102,13 +102,9 @@ def characters(html_texts, css_texts):
     for css in css_texts:
         for value in _CSS_CONTENT.findall(css):
             for double, single in _CSS_STRING.findall(value):
-                chars |= set(_unescape_css(double or single))
+                chars |= set(_CSS_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else m[2], double or single))
     # Spaces too (U+3000 lines up Chinese text in outputs); icon fonts' private codes go.
     return "".join(sorted(c for c in chars if unicodedata.category(c) != "Co"))
-
-
-def _unescape_css(text):
-    return _CSS_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else m[2], text)
 
 
 def subsets(found, chars, cache):

@@ -94,7 +94,8 @@ class _LoadError(Exception):
 def serve(connection):
     """Warm up, say ready, take one :class:`Job` from ``connection`` and run it."""
     send = _sender(connection)
-    _warm_up()
+    x = tf.ones((2, 3, 4))  # a few small ops, so the runtime's first-call costs come before the job
+    tf.nn.softmax(tf.matmul(x, x, transpose_b=True)).numpy()
     send(Message(Kind.READY))
     try:
         job = connection.recv()  # from the parent, which we trust
@@ -116,12 +117,6 @@ def _sender(connection):
             connection.send_bytes(message.to_bytes())
 
     return send
-
-
-def _warm_up():
-    """Run a few small ops once, so the runtime's first-call costs come before the job."""
-    x = tf.ones((2, 3, 4))
-    tf.nn.softmax(tf.matmul(x, x, transpose_b=True)).numpy()
 
 
 def _run_job(job, send):
