@@ -1,18 +1,11 @@
 """成本账的测量：页面与 ``python -m attnbook.bench`` 共用的函数。
 
-三组测量，每个函数都返回普通数据（字典与列表），不写文件、不画图：
-
-1. :func:`measure_mha`：``MiniMultiHeadAttention`` 对比 ``keras.layers.MultiHeadAttention``，
-   在 ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
-   占同一次运行里一个大 ``tf.matmul`` 的比例。
-2. :func:`measure_variants`：完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n``
-   增长的时间与峰值内存增长（每次内存读数都在一个新进程里测）。
-3. :func:`measure_rnn_vs_attention` 与 :func:`measure_sequence_memory`：GRU 对比注意力
-   随 ``n`` 增长的时间与峰值内存增长（逐步的串行时步对比一次算完全部位置）。
-
-数据可以直接交给 :func:`attnbook.plots.rnn_vs_attention_time` 与
-:func:`attnbook.plots.variant_costs`。在子进程里运行的函数（``run_variant``、
-``prepare_variant`` 等）定义在模块一级，:func:`attnbook.cost.peak_memory` 才能 pickle 它们。
+三组测量：本书的层对比 Keras 的层（:func:`measure_mha`），四种注意力变体
+（:func:`measure_variants`），GRU 对比注意力（:func:`measure_rnn_vs_attention` 与
+:func:`measure_sequence_memory`）。每个函数都返回普通数据（字典与列表），不写文件、不画图，
+可以直接交给 :func:`attnbook.plots.rnn_vs_attention_time` 与 :func:`attnbook.plots.variant_costs`。
+在子进程里运行的函数（``run_variant``、``prepare_variant`` 等）定义在模块一级，
+:func:`attnbook.cost.peak_memory` 才能 pickle 它们。
 """
 
 import functools
