@@ -73,14 +73,11 @@ def explore_scaling(fig, x, query, key):
     inputs = {"x": _array(x), **_dense(query, "q"), **_dense(key, "k")}
     q, k = query(x[None]), key(x[None])  # (1, n, d_k)
     d_k, d_model = int(q.shape[-1]), int(x.shape[-1])
-    divisors = {"d_k": np.sqrt(d_k), "d_model": np.sqrt(d_model), "none": 1.0}
-    expected = {}
-    for name, divisor in divisors.items():
-        if name == "d_k":  # the package's own function: √d_k, d_k = the query's last dimension
-            weights = scaled_dot_product_attention(q, k, k)[1]
-        else:
-            weights = masked_softmax(tf.matmul(q, k, transpose_b=True) / tf.constant(divisor, q.dtype))
-        expected[name] = {"weights": weights.numpy()[0].tolist()}
+    scores = tf.matmul(q, k, transpose_b=True)
+    weights = {"d_k": scaled_dot_product_attention(q, k, k)[1],  # the package's own function: √d_k
+               "d_model": masked_softmax(scores / tf.constant(np.sqrt(d_model), q.dtype)),
+               "none": masked_softmax(scores)}
+    expected = {name: {"weights": w.numpy()[0].tolist()} for name, w in weights.items()}
     inputs.update(d_k=d_k, d_model=d_model)
     _attach(fig, "scaling", inputs, {"scale": list(SCALINGS), "row": list(range(len(x)))},
                    {"scale": "d_k", "row": 0}, expected)
