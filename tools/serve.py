@@ -76,16 +76,9 @@ class Handler(SimpleHTTPRequestHandler):
     # Make sure the types the book uses are right whatever the host's mime.types says.
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript",
-        ".mjs": "text/javascript",
-        ".css": "text/css",
-        ".svg": "image/svg+xml",
-        ".json": "application/json",
-        ".woff": "font/woff",
-        ".woff2": "font/woff2",
-        ".ttf": "font/ttf",
-        ".ipynb": "application/json",
-        ".wasm": "application/wasm",
+        ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
+        ".json": "application/json", ".ipynb": "application/json", ".wasm": "application/wasm",
+        ".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf",
     }
 
     def log_message(self, format, *args):  # noqa: A002 - signature of the base class
