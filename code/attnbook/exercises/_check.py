@@ -197,7 +197,7 @@ class _Session:
         if loaded.kind in (Kind.LOAD_ERROR, Kind.PROBLEM):
             return _not_run(cases), loaded.text
         if loaded.kind is not Kind.LOADED:
-            return _not_run(cases), say.child_gone("检查进程发来了意外的消息")
+            return _not_run(cases), say.CHILD_GONE.format("检查进程发来了意外的消息")
         return self._cases(cases), ""
 
     def _cases(self, cases):
@@ -226,7 +226,7 @@ class _Session:
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
-            return CaseResult(name, False, say.child_gone("检查进程发来了意外的消息")), True
+            return CaseResult(name, False, say.CHILD_GONE.format("检查进程发来了意外的消息")), True
         if message.kind is Kind.UNFINISHED:
             return CaseResult(name, False, message.text, unfinished=True), True
         if message.kind in (Kind.FAIL, Kind.ERROR):
@@ -234,7 +234,7 @@ class _Session:
         try:
             value = wire.decode(message.value)
         except wire.ProtocolError as err:
-            return CaseResult(name, False, say.child_gone(f"检查进程发来的结果无法读取（{err}）")), True
+            return CaseResult(name, False, say.CHILD_GONE.format(f"检查进程发来的结果无法读取（{err}）")), True
         return self._judge(case, value), False
 
     def _trouble(self, err, timeout):
@@ -243,7 +243,7 @@ class _Session:
             return timeout(self.options.time_limit)
         if isinstance(err, parent.MemoryExceeded):
             return say.MEMORY_EXCEEDED.format(*err.args)
-        return say.child_gone(str(err))
+        return say.CHILD_GONE.format(str(err))
 
     @staticmethod
     def _judge(case, value):

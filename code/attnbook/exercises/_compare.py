@@ -54,7 +54,7 @@ def check_precision(got, input_dtype, label=""):
     """Fail when the array ``got`` is a float of fewer bits than the inputs' dtype."""
     bits, wanted = _bits(got.dtype.name), _bits(input_dtype)
     if bits is not None and wanted is not None and bits < wanted:
-        raise Fail(say.lower_precision(label, got.dtype.name, input_dtype))
+        raise Fail(say.LOWER_PRECISION.format(label, got.dtype.name, input_dtype))
 
 
 def unpack(value, names):

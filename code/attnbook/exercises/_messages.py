@@ -41,6 +41,9 @@ def header(exercise_id, title, state, n_passed, n_cases):
 TIMEOUT = "超时：超过 {:g} 秒没有返回"  # .format(time limit)
 LOAD_TIMEOUT = "超时：载入答案（运行文件顶层的代码）超过 {:g} 秒"
 MEMORY_EXCEEDED = "内存超过上限：检查进程多用了 {:.0f} MiB（上限 {:g} MiB），已被结束"  # .format(used, limit)
+CHILD_GONE = "{}（你的代码结束了检查进程，或让它崩溃了）"  # the child ended or garbled its messages mid-case
+LOWER_PRECISION = ("{}dtype 是 {}，精度低于输入的 {}：请按输入的 dtype 计算并返回结果"  # .format(what, got, wanted)
+                   "（低精度的结果不按更宽的容差判定）")
 
 
 def reference_called(noun, name):
@@ -49,19 +52,9 @@ def reference_called(noun, name):
     return f"你的{noun}直接调用了参考实现 {name}：请自己写出这一步。"
 
 
-def child_gone(reason):
-    """The child ended or garbled its messages in the middle of a case."""
-    return f"{reason}（你的代码结束了检查进程，或让它崩溃了）"
-
-
 def not_picklable(err):
     return (f"无法把答案交给检查进程（{type(err).__name__}: {error_text(err)}）："
             "它引用的某个对象不能复制到新的 Python 进程里")
-
-
-def lower_precision(what, got, wanted):
-    return (f"{what}dtype 是 {got}，精度低于输入的 {wanted}：请按输入的 dtype 计算并返回结果"
-            "（低精度的结果不按更宽的容差判定）")
 
 
 def unfinished(noun, err):
