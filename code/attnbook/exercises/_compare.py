@@ -107,7 +107,7 @@ def compare(got, expected, label="", hints=(), nan_hint="", input_dtype="float32
         return
     where = np.unravel_index(np.argmax(error), error.shape)
     hint = matching_hint(got, expected, hints, tol)
-    raise Fail(say.value_mismatch(label, error[where], allowed[where], _index(where), hint))
+    raise Fail(say.VALUE_MISMATCH.format(label, error[where], allowed[where], _index(where), hint))
 
 
 def _index(where):

@@ -75,6 +75,8 @@ def unreadable_result(err):
 
 # --- what was submitted or returned ---------------------------------------------------
 
+VALUE_MISMATCH = "{}数值不对：最大误差 {:.1e}（容差 {:.0e}），出现在位置 {}{}"  # .format(what, error, tolerance, where, hint)
+
 
 def wrong_kind(kind, signature, answer):
     """Why ``answer`` is not the function or Layer subclass the exercise asks for."""
@@ -137,11 +139,6 @@ def wrong_count(names, value):
 def not_finite(what, name, where, nan_hint=""):
     """``注意力权重里出现了 NaN（位置 (0, 1, 2)）``; what is a label such as 注意力权重的."""
     return f"{what[:-1] + '里' if what else ''}出现了 {name}（位置 {where}）{nan_hint}"
-
-
-def value_mismatch(what, error, tolerance, where, hint=""):
-    return (f"{what}数值不对：最大误差 {error:.1e}（容差 {tolerance:.0e}），"
-            f"出现在位置 {where}{hint}")
 
 
 # --- lookups -------------------------------------------------------------------------
