@@ -8,6 +8,7 @@
 """
 
 import argparse
+import contextlib
 import datetime
 import functools
 import html
@@ -71,12 +72,10 @@ def _device():
 
 def _cpu_model(cpuinfo="/proc/cpuinfo"):
     """The CPU's model name from ``/proc/cpuinfo``, else what :mod:`platform` knows."""
-    try:
+    with contextlib.suppress(OSError):
         for line in Path(cpuinfo).read_text(encoding="utf-8", errors="replace").splitlines():
             if line.lower().startswith(("model name", "hardware", "cpu model")) and ":" in line:
                 return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
     return platform.processor() or platform.machine() or "unknown"
 
 

@@ -11,6 +11,7 @@ The reader's ``print`` output and TensorFlow's logs go nowhere: descriptors 0, 1
 are the null device, and the messages travel on the connection the parent gave.
 """
 
+import contextlib
 import dataclasses
 import importlib.util
 import io
@@ -121,10 +122,8 @@ def _sender(connection):
 
 def _run_job(job, send):
     sys.path[:] = job.sys_path
-    try:
+    with contextlib.suppress(OSError):
         os.chdir(job.cwd)
-    except OSError:
-        pass
     keras.config.set_dtype_policy(job.policy)
     exercise = get_exercise(job.exercise_id)
     tripwire.install(exercise.checker.forbidden, lambda name: send(Message(Kind.HIT, name)))
