@@ -179,10 +179,8 @@ class Server(ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         # Browsers drop connections all the time (aborted loads); that is not an error.
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 def port_number(text: str) -> int:

@@ -76,11 +76,10 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
     """
     results = {}
     for name in VARIANTS:
-        rows = {"n": [], "time_ms": [], "peak_mib": None}
+        rows = {"n": list(lengths), "time_ms": [], "peak_mib": None}
         for n in lengths:
             q, k, v = prepare_variant(name, batch, heads, n, d)
             timing = cost.time_call(run_variant, name, q, k, v, repeats=repeats, warmup=1)
-            rows["n"].append(n)
             rows["time_ms"].append(timing.median_ms)
             log(f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms")
         results[name] = rows
@@ -182,11 +181,10 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
     if training:
         fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x), signature)
                 for name, layer in layers.items()}
-    rows = {"n": []} | {f"{name}_ms": [] for name in fns}
-    for n in lengths:
+    rows = {"n": list(lengths)} | {f"{name}_ms": [] for name in fns}
+    for n in rows["n"]:
         x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
         seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=rounds, repeats=repeats)
-        rows["n"].append(n)
         for name in fns:
             rows[f"{name}_ms"].append(1e3 * seconds[name])
         log(f"  n={n:5d}  " + "  ".join(f"{name} {1e3 * seconds[name]:8.2f} ms" for name in fns))
