@@ -279,8 +279,7 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
         acc = acc * scale + tf.matmul(p, value[..., start:stop, :])
         return stop, m_new, l, acc
 
-    _, m, l, acc = tf.while_loop(
-        lambda start, *_: start < n_k, step, (tf.constant(0), m, l, acc),
-        parallel_iterations=1,  # one block at a time, or blocks run ahead and pile up
-    )
+    # One block at a time (parallel_iterations=1), or blocks run ahead and pile up.
+    _, m, l, acc = tf.while_loop(lambda start, *_: start < n_k, step, (tf.constant(0), m, l, acc),
+                                 parallel_iterations=1)
     return tf.cast(tf.math.divide_no_nan(acc, l), dtype)

@@ -162,9 +162,8 @@ def unknown_name(name, names):
 # --- exceptions, in one line ----------------------------------------------------------
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../attnbook
-_LIBRARY_DIRS = tuple(
-    {os.path.abspath(sysconfig.get_paths()[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-)
+_LIBRARY_DIRS = tuple({os.path.abspath(sysconfig.get_paths()[key])
+                       for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TF_NODE = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
 _ERROR_PREFIX = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")
