@@ -15,8 +15,9 @@ from . import _checks
 from ._tf import tf
 
 
-def _lengths_tensor(lengths):
-    """Convert ``lengths`` to a rank-1 integer tensor, or raise ``ValueError``."""
+def _lengths_tensor(lengths, max_len):
+    """``lengths`` as a rank-1 integer tensor whose values, where they are known (eager or
+    constant), lie in ``0 .. max_len``; else ``ValueError``."""
     given = lengths
     try:
         lengths = tf.convert_to_tensor(lengths)
@@ -26,18 +27,12 @@ def _lengths_tensor(lengths):
         raise ValueError(f"lengths must be integers (one per sequence), got dtype {lengths.dtype.name}: {given!r}.")
     if lengths.shape.rank != 1:
         raise ValueError(f"lengths must be 1-D (batch,), got shape {tuple(lengths.shape)}.")
-    return lengths
-
-
-def _check_length_values(lengths, max_len):
-    """Check 0 <= length <= max_len where the values are known (eager or constant)."""
     values = tf.get_static_value(lengths)
-    if values is None:
-        return
-    if np.any(values < 0):
+    if values is not None and np.any(values < 0):
         raise ValueError(f"lengths must be >= 0, got {values.tolist()}.")
-    if np.any(values > max_len):
+    if values is not None and np.any(values > max_len):
         raise ValueError(f"lengths must be <= max_len={max_len}, got {values.tolist()} (longest {int(values.max())}).")
+    return lengths
 
 
 def _optional_n_q(n_q):
@@ -71,8 +66,7 @@ def padding_mask(lengths, max_len, n_q=None):
     """
     max_len = _checks.positive_int("max_len", max_len)
     n_q = _optional_n_q(n_q)
-    lengths = _lengths_tensor(lengths)
-    _check_length_values(lengths, max_len)
+    lengths = _lengths_tensor(lengths, max_len)
     return _expand(tf.sequence_mask(lengths, max_len), n_q)
 
 
