@@ -189,7 +189,7 @@ class _Session:
                 raise parent.ChildGone("检查进程发来了意外的消息")
             loaded = self._receive()
         except _TROUBLE as err:
-            return _not_run(cases), self._trouble(err, say.LOAD_TIMEOUT.format)
+            return _not_run(cases), self._trouble(err, say.LOAD_TIMEOUT)
         if loaded.kind is Kind.HIT:
             return _not_run(cases), say.reference_called(self.noun, loaded.text)
         if loaded.kind is Kind.LOAD_ERROR and loaded.usage:
@@ -222,7 +222,7 @@ class _Session:
         try:
             message = self._receive()
         except _TROUBLE as err:
-            return CaseResult(name, False, self._trouble(err, say.TIMEOUT.format)), True
+            return CaseResult(name, False, self._trouble(err, say.TIMEOUT)), True
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
@@ -238,9 +238,9 @@ class _Session:
         return self._judge(case, value), False
 
     def _trouble(self, err, timeout):
-        """What went wrong, for one of :data:`_TROUBLE`; ``timeout(time_limit)`` words a timeout."""
+        """What went wrong, for one of :data:`_TROUBLE`; ``timeout`` is the template of a timeout."""
         if isinstance(err, parent.Timeout):
-            return timeout(self.options.time_limit)
+            return timeout.format(self.options.time_limit)
         if isinstance(err, parent.MemoryExceeded):
             return say.MEMORY_EXCEEDED.format(*err.args)
         return say.CHILD_GONE.format(str(err))
