@@ -35,15 +35,11 @@ def softmax_stats(logits, upstream):
         tape.watch(logits)
         weights = tf.nn.softmax(logits, axis=-1)
         loss = tf.reduce_sum(weights * upstream)
-    grad = tape.gradient(loss, logits).numpy()
+    norms = np.linalg.norm(tape.gradient(loss, logits).numpy(), axis=-1)  # one per row
     w = weights.numpy()
     entropy = -np.sum(np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0), axis=-1)
-    return {
-        "max_weight": float(w.max(-1).mean()),
-        "entropy": float(entropy.mean()),
-        "grad_norm": float(np.linalg.norm(grad, axis=-1).mean()),
-        "grad_norm_median": float(np.median(np.linalg.norm(grad, axis=-1))),
-    }
+    return {"max_weight": float(w.max(-1).mean()), "entropy": float(entropy.mean()),
+            "grad_norm": float(norms.mean()), "grad_norm_median": float(np.median(norms))}
 
 
 def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
