@@ -277,8 +277,5 @@ def format_bytes(nbytes):
     return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
 
 
-__all__ = [
-    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
-    "peak_memory", "segment_slopes", "start_measuring",
-    "score_table", "time_call",
-]
+__all__ = ["PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
+           "peak_memory", "segment_slopes", "start_measuring", "score_table", "time_call"]

@@ -74,8 +74,7 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     """
     window = _checks.positive_int("window", window)
     query, key, value = _checks.check_qkv(query, key, value)
-    n_q = _static_len(query, -2, "query")
-    n_k = _static_len(key, -2, "key")
+    n_q, n_k = _static_len(query, -2, "query"), _static_len(key, -2, "key")
     if mask is not None:
         mask = _checks.score_mask(mask, query, key)
 
