@@ -93,12 +93,10 @@ def variant_costs(results):
     fig, axes = plt.subplots(len(panels), 1, figsize=(6.6, 8.0 if len(panels) > 1 else 4.2), squeeze=False)
     for ax, (column, ylabel, title) in zip(axes[:, 0], panels):
         for name, rows in results.items():
-            label, marker, linestyle, step = VARIANT_STYLE.get(name, (name, "x", "-", 3))
             values = rows.get(column)
-            if values is None:
-                continue
-            _check_lengths(n=rows["n"], **{column: values})
-            _series(ax, rows["n"], values, label, marker, linestyle, step)
+            if values is not None:
+                _check_lengths(n=rows["n"], **{column: values})
+                _series(ax, rows["n"], values, *VARIANT_STYLE.get(name, (name, "x", "-", 3)))
         lengths = [n for rows in results.values() for n in rows["n"]]
         _log_axes(ax, lengths, "序列长度 n", ylabel)
         ax.set_title(title)
