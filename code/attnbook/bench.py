@@ -285,11 +285,10 @@ def _save_figures(out, variants, rnn):
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .plots.cost import rnn_vs_attention_time, variant_costs
 
     plots.setup()
-    for name, fig in [("variants.png", variant_costs(variants)),
-                      ("rnn_vs_attention.png", rnn_vs_attention_time(rnn["n"], rnn["rnn_ms"], rnn["attention_ms"]))]:
+    for name, fig in [("variants.png", plots.variant_costs(variants)), ("rnn_vs_attention.png",
+                      plots.rnn_vs_attention_time(rnn["n"], rnn["rnn_ms"], rnn["attention_ms"]))]:
         fig.savefig(out / name, bbox_inches="tight")
         plt.close(fig)
 
