@@ -146,9 +146,7 @@ class Book:
 def part_section(entry):
     soup = BeautifulSoup("", "html.parser")
     section = soup.new_tag("section", attrs={"class": "pdf-part", "id": "part-" + "-".join(entry.caption.split())})
-    heading = soup.new_tag("h1")
-    heading.string = entry.caption
-    section.append(heading)
+    section.append(soup.new_tag("h1", string=entry.caption))
     return section
 
 
