@@ -58,8 +58,7 @@ def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
               **{name: {metric: [] for metric in METRICS} for name in SCALINGS}}
     for d_k in result["d_k"]:
         rng = np.random.default_rng([seed, d_k])
-        q = rng.normal(size=(n_queries, d_k))
-        k = rng.normal(size=(n_keys, d_k))
+        q, k = rng.normal(size=(n_queries, d_k)), rng.normal(size=(n_keys, d_k))
         upstream = rng.normal(size=(n_queries, n_keys))
         scores = q @ k.T
         for name, scale in SCALINGS.items():
