@@ -1,13 +1,12 @@
 """Grading: reading the reader's return values and comparing them with the reference.
 
 Floating results pass when ``|got - expected| <= atol + rtol * |expected|`` everywhere.
-The tolerance follows the dtype of the exercise's *inputs*, never the dtype the
-answer returns. For float32 inputs that is :data:`ATOL` and :data:`RTOL` (two correct
-float32 implementations differ by about 1e-7 here). 16-bit inputs, such as a layer's
-under the ``mixed_bfloat16`` policy, are compared within :data:`HALF_ATOL` and
-:data:`HALF_RTOL`: bfloat16 keeps 8 significant bits, and the error of a few such
-steps adds up to about 1e-2. A result of lower precision than the inputs fails, and
-says so.
+The tolerance follows the dtype of the exercise's *inputs*, never the dtype the answer
+returns. For float32 inputs that is :data:`ATOL` and :data:`RTOL` (two correct float32
+implementations differ by about 1e-7 here). 16-bit inputs, such as a layer's under the
+``mixed_bfloat16`` policy, are compared within :data:`HALF_ATOL` and :data:`HALF_RTOL`:
+bfloat16 keeps 8 significant bits, and the error of a few such steps adds up to about
+1e-2. A result of lower precision than the inputs fails, and says so.
 
 A failure names the shape or the largest error and where it is, and, when the
 result matches a known mistake (a *hint variant*), what that mistake looks like.
