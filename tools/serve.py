@@ -5,20 +5,11 @@
     python tools/serve.py --port 0 --prefix /x/y/ # any free port, any sub-path
 
 The site is published under a sub-path (https://<user>.github.io/attention-book/), so
-opening _build/html/index.html from disk, or serving it at "/", can hide links that
-only work at the root. This server maps <prefix><path> to <root>/<path>, a directory
-to its index.html, redirects "/" to the prefix, and answers everything else with
-status 404 and the body of <root>/404.html when there is one.
-
-It stays in its folder: a path is served only when its real path (symlinks resolved)
-is inside the served folder, and a segment that is "..", holds a backslash, a colon
-(a drive letter such as "C:", an NTFS stream), an encoded slash or a NUL is refused, so neither a
-symlink nor a Windows drive or UNC path leads out. GET and HEAD are the only methods;
-any other gets 405 with "Allow: GET, HEAD". Text is sent as UTF-8 and says so.
-
-The standard library's ThreadingHTTPServer does the serving, with a listen backlog of
-128 (the default 5 drops connections under a few dozen concurrent clients) and a
-timeout per connection, so an idle client cannot hold its thread forever.
+serving it at "/" can hide links that only work at the root. This server maps
+<prefix><path> to <root>/<path> (a directory to its index.html), redirects "/" to the
+prefix and answers anything else with 404 and the body of <root>/404.html. It serves a
+path only when its real path is inside the folder (see safe_segment and inside), and
+only GET and HEAD (any other method gets 405).
 
 On start it prints exactly one line, "serving http://127.0.0.1:PORT/prefix/", and
 flushes it, so a test can start it as a subprocess and read the URL from stdout.
@@ -43,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = ROOT / "_build" / "html"
 DEFAULT_PREFIX = "/attention-book/"
 ALLOWED = "GET, HEAD"
-BACKLOG = 128
+BACKLOG = 128  # listen() backlog: the default 5 drops connections under a few dozen clients
 CONNECTION_TIMEOUT = 15.0  # seconds a connection may stay silent before it is closed
 _PREFIX_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
 
@@ -63,7 +54,7 @@ def normalize_prefix(prefix: str) -> str:
 
 def safe_segment(part: str) -> bool:
     """Whether one decoded path segment may name a file: not '..'; no slash (an encoded
-    %2F), backslash, colon or NUL."""
+    %2F), backslash, colon (a drive letter, an NTFS stream) or NUL."""
     return part != ".." and not any(c in part for c in "/\\:\0")
 
 
@@ -85,16 +76,9 @@ class Handler(SimpleHTTPRequestHandler):
     # Make sure the types the book uses are right whatever the host's mime.types says.
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript",
-        ".mjs": "text/javascript",
-        ".css": "text/css",
-        ".svg": "image/svg+xml",
-        ".json": "application/json",
-        ".woff": "font/woff",
-        ".woff2": "font/woff2",
-        ".ttf": "font/ttf",
-        ".ipynb": "application/json",
-        ".wasm": "application/wasm",
+        ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
+        ".json": "application/json", ".ipynb": "application/json", ".wasm": "application/wasm",
+        ".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf",
     }
 
     def log_message(self, format, *args):  # noqa: A002 - signature of the base class
@@ -176,9 +160,6 @@ class Handler(SimpleHTTPRequestHandler):
         except OSError:
             return self._respond(HTTPStatus.NOT_FOUND, b"404 Not Found\n")
 
-    def list_directory(self, path):  # never called by send_head above; no listings anyway
-        return self._not_found()
-
     # Any method other than GET and HEAD, known or not: 405, saying which are allowed.
     def __getattr__(self, name):
         if name.startswith("do_"):
@@ -194,14 +175,12 @@ class Handler(SimpleHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = BACKLOG  # the listen() backlog
+    request_queue_size = BACKLOG
 
     def handle_error(self, request, client_address):
         # Browsers drop connections all the time (aborted loads); that is not an error.
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 def port_number(text: str) -> int:

@@ -26,15 +26,10 @@ def as_float_tensor(name, x, min_rank=2, max_rank=None):
     if x.dtype not in _FLOAT_DTYPES:
         raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype.name}.")
     if x.shape.rank is not None and x.shape.rank < min_rank:
-        raise ValueError(
-            f"{name} must have rank >= {min_rank} (..., positions, features), "
-            f"got shape {tuple(x.shape)} of rank {x.shape.rank}."
-        )
+        raise ValueError(f"{name} must have rank >= {min_rank} (..., positions, features), "
+                         f"got shape {tuple(x.shape)} of rank {x.shape.rank}.")
     if max_rank is not None and x.shape.rank is not None and x.shape.rank > max_rank:
-        raise ValueError(
-            f"{name} must have rank <= {max_rank}, got shape {tuple(x.shape)} "
-            f"of rank {x.shape.rank}."
-        )
+        raise ValueError(f"{name} must have rank <= {max_rank}, got shape {tuple(x.shape)} of rank {x.shape.rank}.")
     return x
 
 
@@ -51,22 +46,16 @@ def check_qkv(query, key, value):
     key = as_float_tensor("key", key)
     value = as_float_tensor("value", value)
     if not query.dtype == key.dtype == value.dtype:
-        raise ValueError(
-            "query, key and value must share a dtype, got "
-            f"{query.dtype.name}, {key.dtype.name} and {value.dtype.name}."
-        )
+        raise ValueError("query, key and value must share a dtype, got "
+                         f"{query.dtype.name}, {key.dtype.name} and {value.dtype.name}.")
     if dims_differ(query.shape[-1], key.shape[-1]):
-        raise ValueError(
-            "query and key must have the same last dimension d_k, got "
-            f"query {tuple(query.shape)} (d_k={query.shape[-1]}) and "
-            f"key {tuple(key.shape)} (d_k={key.shape[-1]})."
-        )
+        raise ValueError("query and key must have the same last dimension d_k, got "
+                         f"query {tuple(query.shape)} (d_k={query.shape[-1]}) and "
+                         f"key {tuple(key.shape)} (d_k={key.shape[-1]}).")
     if dims_differ(key.shape[-2], value.shape[-2]):
-        raise ValueError(
-            "key and value must have the same number of positions n_k, got "
-            f"key {tuple(key.shape)} (n_k={key.shape[-2]}) and "
-            f"value {tuple(value.shape)} (n_k={value.shape[-2]})."
-        )
+        raise ValueError("key and value must have the same number of positions n_k, got "
+                         f"key {tuple(key.shape)} (n_k={key.shape[-2]}) and "
+                         f"value {tuple(value.shape)} (n_k={value.shape[-2]}).")
     batch_shape(query, key)
     return query, key, value
 
@@ -77,10 +66,8 @@ def batch_shape(query, key):
     try:
         return tf.broadcast_static_shape(query.shape[:-2], key.shape[:-2])
     except ValueError as err:
-        raise ValueError(
-            f"query and key batch axes must broadcast, got query {tuple(query.shape)} "
-            f"and key {tuple(key.shape)}."
-        ) from err
+        raise ValueError(f"query and key batch axes must broadcast, got query {tuple(query.shape)} "
+                         f"and key {tuple(key.shape)}.") from err
 
 
 def score_mask(mask, query, key, name="mask"):
@@ -103,21 +90,13 @@ def check_mask(mask, target_shape, name="mask"):
     """
     mask = tf.convert_to_tensor(mask)
     if mask.dtype != tf.bool:
-        raise ValueError(
-            f"{name} must be boolean (True = may attend), got dtype {mask.dtype.name}. "
-            "Convert it with tf.cast(mask, tf.bool) or build it with attnbook.masks."
-        )
+        raise ValueError(f"{name} must be boolean (True = may attend), got dtype {mask.dtype.name}. "
+                         "Convert it with tf.cast(mask, tf.bool) or build it with attnbook.masks.")
     target = tf.TensorShape(target_shape)
     if mask.shape.rank is None or target.rank is None:
         return mask
-    bad = mask.shape.rank > target.rank
-    if not bad:
-        for m, t in zip(reversed(mask.shape.as_list()), reversed(target.as_list())):
-            if m is not None and t is not None and m not in (1, t):
-                bad = True
-    if bad:
-        raise ValueError(
-            f"{name} of shape {tuple(mask.shape)} cannot broadcast to the score shape "
-            f"{tuple(target)} (..., n_q, n_k)."
-        )
+    pairs = zip(reversed(mask.shape.as_list()), reversed(target.as_list()))
+    if mask.shape.rank > target.rank or any(m != 1 and dims_differ(m, t) for m, t in pairs):
+        raise ValueError(f"{name} of shape {tuple(mask.shape)} cannot broadcast to the score shape "
+                         f"{tuple(target)} (..., n_q, n_k).")
     return mask

@@ -11,6 +11,7 @@
 ``target`` 与参数要能按名字找到：用包里的模块级函数和普通数据。
 """
 
+import contextlib
 import functools
 import io
 import multiprocessing
@@ -43,10 +44,8 @@ def ensure_running():
 def end(process, timeout=10):
     """结束 ``process`` 和它的整个进程组（它启动的一切），并等它退出。"""
     if process.pid is not None and hasattr(os, "killpg"):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # not yet its own group, or gone
             os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):  # not yet its own group, or gone
-            pass
     if process.is_alive():
         process.kill()
     process.join(timeout)

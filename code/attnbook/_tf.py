@@ -56,15 +56,6 @@ def _extra_requirement(extra, default):
     return default
 
 
-def _missing_tensorflow_message():
-    cpu = _extra_requirement("cpu", "tensorflow-cpu")
-    gpu = _extra_requirement("gpu", "tensorflow[and-cuda]")
-    return (
-        f'attnbook 需要 TensorFlow，但当前环境里没有安装：只有 CPU 的机器运行 pip install "{cpu}"，'
-        f'有 NVIDIA GPU 的机器运行 pip install "{gpu}"（在 Notebook 里写作 %pip install …，装好后重启内核）。'
-    )
-
-
 def import_tensorflow():
     """Return the ``tensorflow`` module, imported without its start-up noise.
 
@@ -80,7 +71,12 @@ def import_tensorflow():
         except ModuleNotFoundError as err:
             if err.name != "tensorflow":
                 raise
-            raise ModuleNotFoundError(_missing_tensorflow_message(), name="tensorflow") from None
+            cpu = _extra_requirement("cpu", "tensorflow-cpu")
+            gpu = _extra_requirement("gpu", "tensorflow[and-cuda]")
+            raise ModuleNotFoundError(
+                f'attnbook 需要 TensorFlow，但当前环境里没有安装：只有 CPU 的机器运行 pip install "{cpu}"，'
+                f'有 NVIDIA GPU 的机器运行 pip install "{gpu}"（在 Notebook 里写作 %pip install …，装好后重启内核）。',
+                name="tensorflow") from None
     kept = [line for line in lines if not any(noise in line for noise in _STARTUP_NOISE)]
     if kept:
         print("\n".join(kept), file=sys.stderr)

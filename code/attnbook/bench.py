@@ -8,6 +8,7 @@
 """
 
 import argparse
+import contextlib
 import datetime
 import functools
 import html
@@ -51,7 +52,8 @@ def provenance(label=None):
         - ``date``：UTC 时间，ISO 8601 格式；``label``：上面的说明文字。
     """
     kind, model = _device()
-    return {"device": {"kind": kind, "model": model}, "driver": _nvidia_driver() if kind == "GPU" else None,
+    driver = _run("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader") if kind == "GPU" else None
+    return {"device": {"kind": kind, "model": model}, "driver": driver.splitlines()[0].strip() if driver else None,
             "cpu_count": os.cpu_count(), "tensorflow": tf.__version__, "keras": keras.__version__,
             "python": platform.python_version(), "platform": platform.platform(), "commit": _commit(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -70,12 +72,10 @@ def _device():
 
 def _cpu_model(cpuinfo="/proc/cpuinfo"):
     """The CPU's model name from ``/proc/cpuinfo``, else what :mod:`platform` knows."""
-    try:
+    with contextlib.suppress(OSError):
         for line in Path(cpuinfo).read_text(encoding="utf-8", errors="replace").splitlines():
             if line.lower().startswith(("model name", "hardware", "cpu model")) and ":" in line:
                 return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
     return platform.processor() or platform.machine() or "unknown"
 
 
@@ -86,12 +86,6 @@ def _run(*command, cwd=None):
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip()
-
-
-def _nvidia_driver():
-    """The NVIDIA driver version (``nvidia-smi``), or None."""
-    out = _run("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader")
-    return out.splitlines()[0].strip() if out else None
 
 
 def _commit(source=Path(__file__).resolve().parent):
@@ -291,11 +285,10 @@ def _save_figures(out, variants, rnn):
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .plots.cost import rnn_vs_attention_time, variant_costs
 
     plots.setup()
-    for name, fig in [("variants.png", variant_costs(variants)),
-                      ("rnn_vs_attention.png", rnn_vs_attention_time(rnn["n"], rnn["rnn_ms"], rnn["attention_ms"]))]:
+    for name, fig in [("variants.png", plots.variant_costs(variants)), ("rnn_vs_attention.png",
+                      plots.rnn_vs_attention_time(rnn["n"], rnn["rnn_ms"], rnn["attention_ms"]))]:
         fig.savefig(out / name, bbox_inches="tight")
         plt.close(fig)
 

@@ -108,13 +108,12 @@ def time_call(fn, *args, repeats=7, warmup=2, **kwargs):
     """给 ``fn(*args, **kwargs)`` 计时：先预热 ``warmup`` 次，再计时 ``repeats`` 次。
 
     预热调用吸收一次性的开销，例如 ``tf.function`` 的追踪。每次计时的调用都等到结果
-    算完为止（TensorFlow 的结果用 ``.numpy()`` 取回：这一步把结果复制成 NumPy 数组，所以计时里也含这次
-    复制，输出越大，它占的份额越大）。返回一个
-    :class:`Timing`；中位数能抵消个别一次慢；机器持续繁忙时，中位数也会跟着变。``repeats`` 不是正整数
+    算完为止（TensorFlow 的结果用 ``.numpy()`` 取回：这一步把结果复制成 NumPy 数组，
+    所以计时里也含这次复制，输出越大，它占的份额越大）。返回一个 :class:`Timing`；
+    中位数能抵消个别一次慢；机器持续繁忙时，中位数也会跟着变。``repeats`` 不是正整数
     或 ``warmup`` 不是非负整数时，抛出 ``ValueError``。
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats <= 0:
-        raise ValueError(f"repeats must be a positive integer, got {repeats!r}.")
+    _checks.positive_int("repeats", repeats)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}.")
     for _ in range(warmup):
@@ -162,12 +161,10 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存与峰值内存增长。
 
     调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
-    都不会掩盖或抬高结果。子进程来自包里与练习检查器共用的 ``attnbook._child_process``：
-    平台支持时，它从一个 forkserver 分叉而来，forkserver 只导入过一次 attnbook（因而也
-    导入了 TensorFlow），什么都没运行过，所以每次测量只花一次分叉，而不是一次 TensorFlow
-    导入；其他平台用 spawn 方式新起进程。可选的 ``setup`` 先在子进程
-    里运行，例如构造输入、预热，不计入结果。``fn``、``setup`` 与所有参数都必须能被
-    pickle：用模块级函数和普通数据，不能用 lambda。
+    都不会掩盖或抬高结果；子进程从一个已导入 TensorFlow 的 forkserver 分叉而来（见
+    ``attnbook._child_process``）。可选的 ``setup`` 先在子进程里运行，例如构造输入、预热，
+    不计入结果。``fn``、``setup`` 与所有参数都必须能被 pickle：用模块级函数和普通数据，
+    不能用 lambda。
 
     TensorFlow 不经过 Python 的分配器申请内存，``tracemalloc`` 看不到它，操作系统统计的
     常驻页面却看得到。在 Linux 上，峰值计数器（VmHWM）在调用前一刻清零
@@ -280,8 +277,5 @@ def format_bytes(nbytes):
     return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
 
 
-__all__ = [
-    "PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
-    "peak_memory", "segment_slopes", "start_measuring",
-    "score_table", "time_call",
-]
+__all__ = ["PeakMemory", "Timing", "format_bytes", "loglog_slope", "mha_forward_flops", "peak_memories",
+           "peak_memory", "segment_slopes", "start_measuring", "score_table", "time_call"]

@@ -48,14 +48,12 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
 
     ``causal=True`` 时窗口只朝前：``i - window <= j <= i``。结果与
     :func:`attnbook.scaled_dot_product_attention` 配上同样的带状掩码在 float32 舍入之内一致
-    （仓库里的测试核对），但按块计算：
-    查询每 ``B = max(min(window, max(n_q, n_k)), 64)`` 个位置切成一块，每块只看
-    自己和左右相邻的两块键（因果时只看自己和前一块），也就是一块 ``(B, 3B)``
-    （或 ``(B, 2B)``）的分数，带外的遮住。时间与内存是 ``O(n_q · B)``，而不是 ``O(n_q · n_k)``；
-    ``window`` 接近序列长度时，每个查询算的 ``3B`` 个分数反而比完整的打分表多。
-    查询的位置 ``i`` 与键的位置 ``i`` 对齐，这与
-    ``keras.layers.MultiHeadAttention(sliding_window=window + 1)`` 相同，后者的带是
-    ``|i - j| < sliding_window``。
+    （仓库里的测试核对），但按块计算：查询每 ``B = max(min(window, max(n_q, n_k)), 64)``
+    个位置切成一块，每块只看自己和左右相邻的两块键（因果时只看自己和前一块），也就是一块
+    ``(B, 3B)`` （或 ``(B, 2B)``）的分数，带外的遮住。时间与内存是 ``O(n_q · B)``，而不是
+    ``O(n_q · n_k)``；``window`` 接近序列长度时，每个查询算的 ``3B`` 个分数反而比完整的打分表多。
+    查询的位置 ``i`` 与键的位置 ``i`` 对齐，与 ``keras.layers.MultiHeadAttention(sliding_window=window + 1)``
+    相同，后者的带是 ``|i - j| < sliding_window``。
 
     Args:
         query: 查询 ``(..., n_q, d_k)``；``n_q`` 必须在静态形状中已知。
@@ -76,8 +74,7 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     """
     window = _checks.positive_int("window", window)
     query, key, value = _checks.check_qkv(query, key, value)
-    n_q = _static_len(query, -2, "query")
-    n_k = _static_len(key, -2, "key")
+    n_q, n_k = _static_len(query, -2, "query"), _static_len(key, -2, "key")
     if mask is not None:
         mask = _checks.score_mask(mask, query, key)
 
@@ -157,13 +154,12 @@ def linear_attention(query, key, value, feature_map=elu_plus_one, causal=False, 
     的顺序计算，所以 ``n_q × n_k`` 的表从不出现（Katharopoulos 等人，2020，
     “Transformers are RNNs”）。与论文一样，这里没有 ``1/√d_k`` 的缩放。
 
-    非因果：时间 ``O((n_q + n_k) · d_k · d_v)``；除输入和输出外，特征 φ(Q)、φ(K) 随
-    序列长度线性增长，另有一张 ``d_k × d_v`` 的表，内存为
-    ``O((n_q + n_k) · d_k + d_k · d_v)``，从不出现 ``n_q × n_k`` 的表。因果（``j <= i``）：累计和 ``Σ_{j<=i} φ(k_j) v_jᵀ`` 每
-    ``chunk_size`` 个位置算一块（对各块的总和做前缀和），块内再做一个带掩码的
-    ``chunk_size × chunk_size`` 乘积，所以内存是
-    ``O(n · (chunk_size + d_k · d_v / chunk_size))``，而不是对每个位置的外积逐个
-    累加时的 ``O(n · d_k · d_v)``。
+    非因果：时间 ``O((n_q + n_k) · d_k · d_v)``；内存除输入和输出外是随序列长度线性增长的
+    特征 φ(Q)、φ(K) 与一张 ``d_k × d_v`` 的表，即 ``O((n_q + n_k) · d_k + d_k · d_v)``。
+    因果（``j <= i``）：累计和 ``Σ_{j<=i} φ(k_j) v_jᵀ`` 每 ``chunk_size`` 个位置算一块
+    （对各块的总和做前缀和），块内再做一个带掩码的 ``chunk_size × chunk_size`` 乘积，所以内存是
+    ``O(n · (chunk_size + d_k · d_v / chunk_size))``，而不是对每个位置的外积逐个累加时的
+    ``O(n · d_k · d_v)``。
 
     Args:
         query: 查询 ``(..., n_q, d_k)``。
@@ -202,8 +198,7 @@ def _causal_linear(phi_q, phi_k, value, chunk):
     phi_q = _pad_axis(phi_q, -2, 0, n - n_q)
     phi_k = _pad_axis(phi_k, -2, 0, n - phi_k.shape[-2])
     value = _pad_axis(value, -2, 0, n - value.shape[-2])
-    ones = tf.ones_like(value[..., :1])
-    value = tf.concat([value, ones], -1)  # the last column accumulates the normaliser
+    value = tf.concat([value, tf.ones_like(value[..., :1])], -1)  # the last column accumulates the normaliser
 
     def chunks(x):  # (..., n, d) -> (..., n / chunk, chunk, d)
         return tf.reshape(x, tf.concat([tf.shape(x)[:-2], [n // chunk, chunk, x.shape[-1]]], 0))
@@ -226,13 +221,11 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
     这是 FlashAttention 的思路：键和值每次读 ``chunk_size`` 个位置，每个查询维护
     一个运行最大值 ``m``、一个运行归一化和 ``l`` 与一个运行加权和，每块更新一次；
     最大值变大时，旧的累计量乘以 ``exp(m_old - m_new)`` 重新缩放（Milakov 与
-    Gimelshein，2018；Dao 等人，2022）。
-    数学上与 :func:`attnbook.scaled_dot_product_attention` 相等，算出的结果在 float32
-    舍入之内一致，但最大的中间量只有
-    ``(..., n_q, chunk_size)``，所以前向计算只需 ``O(n_q · chunk_size)`` 的内存，
-    而不是 ``O(n_q · n_k)``；运算量仍是 ``O(n_q · n_k · d)``。可以对它求导，但反向
-    传播要存下每一块的权重（又是 ``O(n_q · n_k)``）；FlashAttention 用一个重新计算
-    这些权重的自定义反向传播避开了这一点，这个教学版本没有。
+    Gimelshein，2018；Dao 等人，2022）。数学上与 :func:`attnbook.scaled_dot_product_attention`
+    相等，算出的结果在 float32 舍入之内一致，但最大的中间量只有 ``(..., n_q, chunk_size)``，
+    所以前向计算只需 ``O(n_q · chunk_size)`` 的内存，而不是 ``O(n_q · n_k)``；运算量仍是
+    ``O(n_q · n_k · d)``。可以对它求导，但反向传播要存下每一块的权重（又是 ``O(n_q · n_k)``）；
+    FlashAttention 用一个重新计算这些权重的自定义反向传播避开了这一点，这个教学版本没有。
 
     Args:
         query: 查询 ``(..., n_q, d_k)``。
@@ -285,8 +278,7 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
         acc = acc * scale + tf.matmul(p, value[..., start:stop, :])
         return stop, m_new, l, acc
 
-    _, m, l, acc = tf.while_loop(
-        lambda start, *_: start < n_k, step, (tf.constant(0), m, l, acc),
-        parallel_iterations=1,  # one block at a time, or blocks run ahead and pile up
-    )
+    # One block at a time (parallel_iterations=1), or blocks run ahead and pile up.
+    _, m, l, acc = tf.while_loop(lambda start, *_: start < n_k, step, (tf.constant(0), m, l, acc),
+                                 parallel_iterations=1)
     return tf.cast(tf.math.divide_no_nan(acc, l), dtype)

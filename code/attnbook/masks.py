@@ -15,35 +15,24 @@ from . import _checks
 from ._tf import tf
 
 
-def _lengths_tensor(lengths):
-    """Convert ``lengths`` to a rank-1 integer tensor, or raise ``ValueError``."""
+def _lengths_tensor(lengths, max_len):
+    """``lengths`` as a rank-1 integer tensor whose values, where they are known (eager or
+    constant), lie in ``0 .. max_len``; else ``ValueError``."""
     given = lengths
     try:
         lengths = tf.convert_to_tensor(lengths)
     except (TypeError, ValueError) as err:
         raise ValueError(f"lengths must be a 1-D sequence of integers, got {given!r}.") from err
     if not lengths.dtype.is_integer:
-        raise ValueError(
-            f"lengths must be integers (one per sequence), got dtype {lengths.dtype.name}: "
-            f"{given!r}."
-        )
+        raise ValueError(f"lengths must be integers (one per sequence), got dtype {lengths.dtype.name}: {given!r}.")
     if lengths.shape.rank != 1:
         raise ValueError(f"lengths must be 1-D (batch,), got shape {tuple(lengths.shape)}.")
-    return lengths
-
-
-def _check_length_values(lengths, max_len):
-    """Check 0 <= length <= max_len where the values are known (eager or constant)."""
     values = tf.get_static_value(lengths)
-    if values is None:
-        return
-    if np.any(values < 0):
+    if values is not None and np.any(values < 0):
         raise ValueError(f"lengths must be >= 0, got {values.tolist()}.")
-    if np.any(values > max_len):
-        raise ValueError(
-            f"lengths must be <= max_len={max_len}, got {values.tolist()} "
-            f"(longest {int(values.max())})."
-        )
+    if values is not None and np.any(values > max_len):
+        raise ValueError(f"lengths must be <= max_len={max_len}, got {values.tolist()} (longest {int(values.max())}).")
+    return lengths
 
 
 def _optional_n_q(n_q):
@@ -77,8 +66,7 @@ def padding_mask(lengths, max_len, n_q=None):
     """
     max_len = _checks.positive_int("max_len", max_len)
     n_q = _optional_n_q(n_q)
-    lengths = _lengths_tensor(lengths)
-    _check_length_values(lengths, max_len)
+    lengths = _lengths_tensor(lengths, max_len)
     return _expand(tf.sequence_mask(lengths, max_len), n_q)
 
 
@@ -150,13 +138,6 @@ class PaddingLeak:
     weights_masked: np.ndarray = dataclasses.field(repr=False)
 
 
-def _replace_padding(x, lengths, seed):
-    """x with every padded position refilled with N(0, 1) noise."""
-    real = np.arange(x.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (batch, n)
-    noise = np.random.default_rng(seed).normal(size=x.shape).astype(x.dtype)
-    return np.where(real[..., None], x, noise), real
-
-
 def padding_leak(layer, x, lengths, seed=1):
     """在有填充的批次上运行自注意力层 ``layer``，不加与加填充掩码各测一次。
 
@@ -177,7 +158,9 @@ def padding_leak(layer, x, lengths, seed=1):
     """
     x = np.asarray(x)
     mask = padding_mask(lengths, x.shape[1])
-    x_noisy, real = _replace_padding(x, lengths, seed)
+    real = np.arange(x.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (batch, n)
+    noise = np.random.default_rng(seed).normal(size=x.shape).astype(x.dtype)
+    x_noisy = np.where(real[..., None], x, noise)  # every padded position refilled with noise
     has_pad = real.sum(1) < x.shape[1]
     rows = real & has_pad[:, None]  # real queries of sequences that have padding
     result = {}

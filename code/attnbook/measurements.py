@@ -1,18 +1,11 @@
 """成本账的测量：页面与 ``python -m attnbook.bench`` 共用的函数。
 
-三组测量，每个函数都返回普通数据（字典与列表），不写文件、不画图：
-
-1. :func:`measure_mha`：``MiniMultiHeadAttention`` 对比 ``keras.layers.MultiHeadAttention``，
-   在 ``tf.function`` 下比较前向、前向加反向的时间，并算出前向计算的每秒浮点运算次数
-   占同一次运行里一个大 ``tf.matmul`` 的比例。
-2. :func:`measure_variants`：完整注意力、分块注意力、滑动窗口注意力与线性注意力随 ``n``
-   增长的时间与峰值内存增长（每次内存读数都在一个新进程里测）。
-3. :func:`measure_rnn_vs_attention` 与 :func:`measure_sequence_memory`：GRU 对比注意力
-   随 ``n`` 增长的时间与峰值内存增长（逐步的串行时步对比一次算完全部位置）。
-
-数据可以直接交给 :func:`attnbook.plots.rnn_vs_attention_time` 与
-:func:`attnbook.plots.variant_costs`。在子进程里运行的函数（``run_variant``、
-``prepare_variant`` 等）定义在模块一级，:func:`attnbook.cost.peak_memory` 才能 pickle 它们。
+三组测量：本书的层对比 Keras 的层（:func:`measure_mha`），四种注意力变体
+（:func:`measure_variants`），GRU 对比注意力（:func:`measure_rnn_vs_attention` 与
+:func:`measure_sequence_memory`）。每个函数都返回普通数据（字典与列表），不写文件、不画图，
+可以直接交给 :func:`attnbook.plots.rnn_vs_attention_time` 与 :func:`attnbook.plots.variant_costs`。
+在子进程里运行的函数（``run_variant``、``prepare_variant`` 等）定义在模块一级，
+:func:`attnbook.cost.peak_memory` 才能 pickle 它们。
 """
 
 import functools
@@ -29,6 +22,10 @@ CHUNK_SIZE = 512  # keys per block of chunked attention
 WINDOW = 128  # sliding window: each query sees 2·128 + 1 keys
 MATMUL_SIZE = 2048  # the reference matmul is MATMUL_SIZE × MATMUL_SIZE, float32
 
+SEQUENCE_LAYERS = {  # kind -> a new layer (d_model, heads): GRU against attention
+    "rnn": lambda d_model, heads: keras.layers.GRU(d_model, return_sequences=True),
+    "attention": lambda d_model, heads: MiniMultiHeadAttention(d_model, heads),
+}
 VARIANTS = {
     "full": lambda q, k, v: scaled_dot_product_attention(q, k, v)[0],
     "chunked": lambda q, k, v: chunked_attention(q, k, v, CHUNK_SIZE),
@@ -79,22 +76,27 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
     """
     results = {}
     for name in VARIANTS:
-        rows = {"n": [], "time_ms": [], "peak_mib": None}
+        rows = {"n": list(lengths), "time_ms": [], "peak_mib": None}
         for n in lengths:
             q, k, v = prepare_variant(name, batch, heads, n, d)
             timing = cost.time_call(run_variant, name, q, k, v, repeats=repeats, warmup=1)
-            rows["n"].append(n)
             rows["time_ms"].append(timing.median_ms)
             log(f"  {name:8s} n={n:6d}  {timing.median_ms:9.2f} ms")
         results[name] = rows
     if memory:
-        calls = [(run_variant, (name,), prepare_variant, (name, batch, heads, n, d))
-                 for name in VARIANTS for n in lengths]
-        peaks = iter(cost.peak_memories(calls))
+        peaks = _peak_growth(run_variant, prepare_variant, VARIANTS, lengths, lambda name, n: (batch, heads, n, d))
         for name in VARIANTS:
-            results[name]["peak_mib"] = [next(peaks).growth_mib for _ in lengths]
+            results[name]["peak_mib"] = peaks[name]
             log(f"  {name:8s} peak MiB: " + ", ".join(f"{m:.1f}" for m in results[name]["peak_mib"]))
     return results
+
+
+def _peak_growth(run, prepare, names, lengths, sizes):
+    """``{name: [MiB at each length]}``: the peak memory growth of ``run(name, *inputs)``,
+    ``inputs = prepare(name, *sizes(name, n))``, each reading in a new child process."""
+    calls = [(run, (name,), prepare, (name, *sizes(name, n))) for name in names for n in lengths]
+    peaks = iter(cost.peak_memories(calls))
+    return {name: [next(peaks).growth_mib for _ in lengths] for name in names}
 
 
 # --- MiniMultiHeadAttention against Keras ---------------------------------------------
@@ -171,8 +173,7 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
     为真时还有 ``"rnn_train_ms"`` 与 ``"attention_train_ms"`` 两列。时间以毫秒计。
     """
     keras.utils.set_random_seed(0)
-    layers = {"rnn": keras.layers.GRU(d_model, return_sequences=True),
-              "attention": MiniMultiHeadAttention(d_model, heads)}
+    layers = {kind: make(d_model, heads) for kind, make in SEQUENCE_LAYERS.items()}
     # Any length, one trace: the lengths share one compiled function per layer.
     signature = [tf.TensorSpec((batch, None, d_model), tf.float32)]
     fns = {name: tf.function(lambda x, layer=layer: layer(x), autograph=False, input_signature=signature)
@@ -180,11 +181,10 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
     if training:
         fns |= {f"{name}_train": _forward_backward(layer, lambda x, layer=layer: layer(x), signature)
                 for name, layer in layers.items()}
-    rows = {"n": []} | {f"{name}_ms": [] for name in fns}
-    for n in lengths:
+    rows = {"n": list(lengths)} | {f"{name}_ms": [] for name in fns}
+    for n in rows["n"]:
         x = tf.random.stateless_normal((batch, n, d_model), seed=(0, n))
         seconds = _interleaved({k: (fn, (x,)) for k, fn in fns.items()}, rounds=rounds, repeats=repeats)
-        rows["n"].append(n)
         for name in fns:
             rows[f"{name}_ms"].append(1e3 * seconds[name])
         log(f"  n={n:5d}  " + "  ".join(f"{name} {1e3 * seconds[name]:8.2f} ms" for name in fns))
@@ -195,12 +195,9 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
 def sequence_layer(kind, d_model=64, heads=4):
     """一个新建的 GRU（``kind="rnn"``）或 MiniMultiHeadAttention（``kind="attention"``）的 ``tf.function``。"""
     keras.utils.set_random_seed(0)
-    if kind == "rnn":
-        layer = keras.layers.GRU(d_model, return_sequences=True)
-    elif kind == "attention":
-        layer = MiniMultiHeadAttention(d_model, heads)
-    else:
+    if kind not in SEQUENCE_LAYERS:
         raise ValueError(f"kind must be 'rnn' or 'attention', got {kind!r}.")
+    layer = SEQUENCE_LAYERS[kind](d_model, heads)
     return tf.function(lambda x: layer(x), autograph=False)
 
 
@@ -221,11 +218,6 @@ def measure_sequence_memory(lengths, batch=1, d_model=64):
     注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
     本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
     """
-    kinds = ("rnn", "attention")
-    calls = [(run_sequence_layer, (kind,), prepare_sequence_layer, (kind, batch, n, d_model))
-             for kind in kinds for n in lengths]
-    peaks = iter(cost.peak_memories(calls))
-    rows = {"n": list(lengths)}
-    for kind in kinds:
-        rows[f"{kind}_mib"] = [next(peaks).growth_mib for _ in lengths]
-    return rows
+    peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, SEQUENCE_LAYERS, lengths,
+                         lambda kind, n: (batch, n, d_model))
+    return {"n": list(lengths)} | {f"{kind}_mib": mib for kind, mib in peaks.items()}

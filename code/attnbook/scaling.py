@@ -35,15 +35,11 @@ def softmax_stats(logits, upstream):
         tape.watch(logits)
         weights = tf.nn.softmax(logits, axis=-1)
         loss = tf.reduce_sum(weights * upstream)
-    grad = tape.gradient(loss, logits).numpy()
+    norms = np.linalg.norm(tape.gradient(loss, logits).numpy(), axis=-1)  # one per row
     w = weights.numpy()
     entropy = -np.sum(np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0), axis=-1)
-    return {
-        "max_weight": float(w.max(-1).mean()),
-        "entropy": float(entropy.mean()),
-        "grad_norm": float(np.linalg.norm(grad, axis=-1).mean()),
-        "grad_norm_median": float(np.median(np.linalg.norm(grad, axis=-1))),
-    }
+    return {"max_weight": float(w.max(-1).mean()), "entropy": float(entropy.mean()),
+            "grad_norm": float(norms.mean()), "grad_norm_median": float(np.median(norms))}
 
 
 def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
@@ -58,13 +54,11 @@ def measure_scaling(depths=DEPTHS, heads=8, n_queries=256, n_keys=32, seed=0):
     :data:`METRICS` 里的每个统计量在每个维度上各有一个值。``unscaled`` 是不缩放，
     ``head_depth`` 是除以 √d_k，``d_model`` 是除以 √d_model。
     """
-    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys, "n_queries": n_queries}
-    for name in SCALINGS:
-        result[name] = {metric: [] for metric in METRICS}
+    result = {"d_k": [int(d) for d in depths], "heads": heads, "n_keys": n_keys, "n_queries": n_queries,
+              **{name: {metric: [] for metric in METRICS} for name in SCALINGS}}
     for d_k in result["d_k"]:
         rng = np.random.default_rng([seed, d_k])
-        q = rng.normal(size=(n_queries, d_k))
-        k = rng.normal(size=(n_keys, d_k))
+        q, k = rng.normal(size=(n_queries, d_k)), rng.normal(size=(n_keys, d_k))
         upstream = rng.normal(size=(n_queries, n_keys))
         scores = q @ k.T
         for name, scale in SCALINGS.items():

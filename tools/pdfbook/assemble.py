@@ -50,18 +50,13 @@ class Assets:
                 _append_once(self.styles, tag.get_text())
             elif tag.get("src"):
                 _append_once(self.scripts, ("src", site_url(tag["src"], page_path)))
-            elif not _names_the_page(tag.get_text()):
+            elif "pagename" not in tag.get_text():  # telling the theme which page this is: moot here
                 _append_once(self.scripts, ("inline", tag.get_text()))
 
 
 def _append_once(items, item):
     if item not in items:
         items.append(item)
-
-
-def _names_the_page(script):
-    """Inline scripts that tell the theme which page this is mean nothing in one document."""
-    return "pagename" in script
 
 
 def slug(docname):
@@ -141,23 +136,17 @@ class Book:
         split = urlsplit(href)
         if split.scheme or split.netloc or href.startswith("mailto:"):
             return
-        target = docname if not split.path else _docname_of(site_url(split.path, page_path(docname)))
+        target = docname if not split.path else site_url(split.path, page_path(docname)).removesuffix(".html")
         if target not in self.docnames:
             anchor.unwrap()  # a file of the site, not a page of the book: keep the text
             return
         anchor["href"] = f"#{slug(target)}--{split.fragment}" if split.fragment else f"#{slug(target)}"
 
 
-def _docname_of(path):
-    return path[: -len(".html")] if path.endswith(".html") else path
-
-
 def part_section(entry):
     soup = BeautifulSoup("", "html.parser")
     section = soup.new_tag("section", attrs={"class": "pdf-part", "id": "part-" + "-".join(entry.caption.split())})
-    heading = soup.new_tag("h1")
-    heading.string = entry.caption
-    section.append(heading)
+    section.append(soup.new_tag("h1", string=entry.caption))
     return section
 
 

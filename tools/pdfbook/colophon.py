@@ -16,8 +16,7 @@ from datetime import datetime, timezone
 
 from jupyter_cache import get_cache
 
-from book._ext.shared.checkout import dependency_key
-from book._ext.shared.checkout import UNKNOWN, edition, package_version
+from book._ext.shared.checkout import UNKNOWN, dependency_key, edition, package_version
 
 
 def facts(root, build_dir):

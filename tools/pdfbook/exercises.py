@@ -20,10 +20,6 @@ def move_solutions(section):
         return None
     soup = BeautifulSoup("", "html.parser")
     closing = soup.new_tag("section", attrs={"class": "pdf-solutions", "id": "pdf-solutions"})
-    heading = soup.new_tag("h2")
-    heading.string = HEADING
-    note = soup.new_tag("p")
-    note.string = NOTE
-    closing.extend([heading, note, *solutions])
+    closing.extend([soup.new_tag("h2", string=HEADING), soup.new_tag("p", string=NOTE), *solutions])
     (section.find("section") or section).append(closing)
     return closing

@@ -35,11 +35,7 @@ from fontTools.subset import Options, Subsetter
 from fontTools.ttLib import TTFont, newTable
 
 # The families print.css asks for, and the name each one's subset gets.
-FAMILIES = {
-    "Noto Serif CJK SC": "Noto Serif CJK SC Print",
-    "Noto Sans CJK SC": "Noto Sans CJK SC Print",
-    "Noto Sans Mono CJK SC": "Noto Sans Mono CJK SC Print",
-}
+FAMILIES = {name: f"{name} Print" for name in ("Noto Serif CJK SC", "Noto Sans CJK SC", "Noto Sans Mono CJK SC")}
 WEIGHTS = {400: "regular", 700: "bold"}  # CSS font-weight: fontconfig's name for it
 URL_DIR = "_print-fonts"
 MAX_ERR = 1.0  # font units a quadratic outline may stray from the cubic one (otf2ttf's)
@@ -106,13 +102,9 @@ def characters(html_texts, css_texts):
     for css in css_texts:
         for value in _CSS_CONTENT.findall(css):
             for double, single in _CSS_STRING.findall(value):
-                chars |= set(_unescape_css(double or single))
+                chars |= set(_CSS_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else m[2], double or single))
     # Spaces too (U+3000 lines up Chinese text in outputs); icon fonts' private codes go.
     return "".join(sorted(c for c in chars if unicodedata.category(c) != "Co"))
-
-
-def _unescape_css(text):
-    return _CSS_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else m[2], text)
 
 
 def subsets(found, chars, cache):
@@ -149,7 +141,9 @@ def truetype_subset(file, index, chars):
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
     _add_glyf(font, outlines)
-    return _compiled(font)
+    out = io.BytesIO()
+    font.save(out)
+    return out.getvalue()
 
 
 def _add_glyf(font, outlines):
@@ -176,12 +170,6 @@ def _truetype_tables(font):
         setattr(maxp, field, 0)  # the rest is counted when the font is saved
     font["post"].formatType = 3.0  # no glyph names: the PDF has no use for them
     font.sfntVersion = "\0\1\0\0"
-
-
-def _compiled(font):
-    out = io.BytesIO()
-    font.save(out)
-    return out.getvalue()
 
 
 def css(found):

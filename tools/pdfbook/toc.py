@@ -36,11 +36,6 @@ def entries(toc_file):
     return out
 
 
-def pages(toc_file):
-    """The page entries only."""
-    return [entry for entry in entries(toc_file) if not entry.is_part]
-
-
 def _pages(items, level):
     out = []
     for item in items:

@@ -8,6 +8,7 @@ interrupted (Ctrl-C).
 """
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -89,10 +90,8 @@ def _print(text, stream):
     try:
         print(text, file=stream, flush=True)
     except BrokenPipeError:
-        try:  # keep Python from complaining again when it flushes stdout at exit
+        with contextlib.suppress(OSError, ValueError):  # so Python does not complain again at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-        except (OSError, ValueError):
-            pass
         return False
     return True
 

@@ -47,7 +47,7 @@ class Options:
             value = getattr(self, name)
             if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
                     or value <= 0):
-                raise ValueError(say.bad_time_limit(value, name))
+                raise ValueError(say.BAD_LIMIT.format(name, value))
 
 
 def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMORY_LIMIT):
@@ -189,7 +189,7 @@ class _Session:
                 raise parent.ChildGone("检查进程发来了意外的消息")
             loaded = self._receive()
         except _TROUBLE as err:
-            return _not_run(cases), self._trouble(err, say.load_timeout)
+            return _not_run(cases), self._trouble(err, say.LOAD_TIMEOUT)
         if loaded.kind is Kind.HIT:
             return _not_run(cases), say.reference_called(self.noun, loaded.text)
         if loaded.kind is Kind.LOAD_ERROR and loaded.usage:
@@ -197,7 +197,7 @@ class _Session:
         if loaded.kind in (Kind.LOAD_ERROR, Kind.PROBLEM):
             return _not_run(cases), loaded.text
         if loaded.kind is not Kind.LOADED:
-            return _not_run(cases), say.child_gone("检查进程发来了意外的消息")
+            return _not_run(cases), say.CHILD_GONE.format("检查进程发来了意外的消息")
         return self._cases(cases), ""
 
     def _cases(self, cases):
@@ -222,11 +222,11 @@ class _Session:
         try:
             message = self._receive()
         except _TROUBLE as err:
-            return CaseResult(name, False, self._trouble(err, say.timeout)), True
+            return CaseResult(name, False, self._trouble(err, say.TIMEOUT)), True
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
-            return CaseResult(name, False, say.child_gone("检查进程发来了意外的消息")), True
+            return CaseResult(name, False, say.CHILD_GONE.format("检查进程发来了意外的消息")), True
         if message.kind is Kind.UNFINISHED:
             return CaseResult(name, False, message.text, unfinished=True), True
         if message.kind in (Kind.FAIL, Kind.ERROR):
@@ -234,16 +234,16 @@ class _Session:
         try:
             value = wire.decode(message.value)
         except wire.ProtocolError as err:
-            return CaseResult(name, False, say.child_gone(f"检查进程发来的结果无法读取（{err}）")), True
+            return CaseResult(name, False, say.CHILD_GONE.format(f"检查进程发来的结果无法读取（{err}）")), True
         return self._judge(case, value), False
 
     def _trouble(self, err, timeout):
-        """What went wrong, for one of :data:`_TROUBLE`; ``timeout(time_limit)`` words a timeout."""
+        """What went wrong, for one of :data:`_TROUBLE`; ``timeout`` is the template of a timeout."""
         if isinstance(err, parent.Timeout):
-            return timeout(self.options.time_limit)
+            return timeout.format(self.options.time_limit)
         if isinstance(err, parent.MemoryExceeded):
-            return say.memory_exceeded(*err.args)
-        return say.child_gone(str(err))
+            return say.MEMORY_EXCEEDED.format(*err.args)
+        return say.CHILD_GONE.format(str(err))
 
     @staticmethod
     def _judge(case, value):

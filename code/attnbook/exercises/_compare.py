@@ -1,13 +1,12 @@
 """Grading: reading the reader's return values and comparing them with the reference.
 
 Floating results pass when ``|got - expected| <= atol + rtol * |expected|`` everywhere.
-The tolerance follows the dtype of the exercise's *inputs*, never the dtype the
-answer returns. For float32 inputs that is :data:`ATOL` and :data:`RTOL` (two correct
-float32 implementations differ by about 1e-7 here). 16-bit inputs, such as a layer's
-under the ``mixed_bfloat16`` policy, are compared within :data:`HALF_ATOL` and
-:data:`HALF_RTOL`: bfloat16 keeps 8 significant bits, and the error of a few such
-steps adds up to about 1e-2. A result of lower precision than the inputs fails, and
-says so.
+The tolerance follows the dtype of the exercise's *inputs*, never the dtype the answer
+returns. For float32 inputs that is :data:`ATOL` and :data:`RTOL` (two correct float32
+implementations differ by about 1e-7 here). 16-bit inputs, such as a layer's under the
+``mixed_bfloat16`` policy, are compared within :data:`HALF_ATOL` and :data:`HALF_RTOL`:
+bfloat16 keeps 8 significant bits, and the error of a few such steps adds up to about
+1e-2. A result of lower precision than the inputs fails, and says so.
 
 A failure names the shape or the largest error and where it is, and, when the
 result matches a known mistake (a *hint variant*), what that mistake looks like.
@@ -54,7 +53,7 @@ def check_precision(got, input_dtype, label=""):
     """Fail when the array ``got`` is a float of fewer bits than the inputs' dtype."""
     bits, wanted = _bits(got.dtype.name), _bits(input_dtype)
     if bits is not None and wanted is not None and bits < wanted:
-        raise Fail(say.lower_precision(label, got.dtype.name, input_dtype))
+        raise Fail(say.LOWER_PRECISION.format(label, got.dtype.name, input_dtype))
 
 
 def unpack(value, names):
@@ -107,7 +106,7 @@ def compare(got, expected, label="", hints=(), nan_hint="", input_dtype="float32
         return
     where = np.unravel_index(np.argmax(error), error.shape)
     hint = matching_hint(got, expected, hints, tol)
-    raise Fail(say.value_mismatch(label, error[where], allowed[where], _index(where), hint))
+    raise Fail(say.VALUE_MISMATCH.format(label, error[where], allowed[where], _index(where), hint))
 
 
 def _index(where):

@@ -22,6 +22,13 @@ CACHED_RESULT = "两组不同的输入得到了完全相同的结果：是不是
 
 # --- the report ----------------------------------------------------------------------
 
+# The lines after the header, as templates: FAILED_LINE.format(case name, message).
+FAILED_LINE = "  ✗ 用例“{}”：{}"
+NOTE_LINE = "  注：用例“{}”：{}"
+PROBLEM_LINE = "  ✗ {}"
+HINT_LINE = "  提示：{}"
+NOT_RUN_LINE = "  其余 {} 个用例未运行。"
+
 
 def header(exercise_id, title, state, n_passed, n_cases):
     """The first line: ``练习 4.5.2“标题”：通过（8/8 个用例）``; 未完成 has no count."""
@@ -29,31 +36,14 @@ def header(exercise_id, title, state, n_passed, n_cases):
     return f"练习 {exercise_id}“{title}”：{state}{count}"
 
 
-def failed_line(case_name, message):
-    return f"  ✗ 用例“{case_name}”：{message}"
-
-
-def note_line(case_name, message):
-    return f"  注：用例“{case_name}”：{message}"
-
-
-def problem_line(problem):
-    return f"  ✗ {problem}"
-
-
-def hint_line(hint):
-    return f"  提示：{hint}"
-
-
-def not_run_line(n_skipped):
-    return f"  其余 {n_skipped} 个用例未运行。"
-
-
 # --- what went wrong while the reader's code ran --------------------------------------
 
-
-def timeout(time_limit):
-    return f"超时：超过 {time_limit:g} 秒没有返回"
+TIMEOUT = "超时：超过 {:g} 秒没有返回"  # .format(time limit)
+LOAD_TIMEOUT = "超时：载入答案（运行文件顶层的代码）超过 {:g} 秒"
+MEMORY_EXCEEDED = "内存超过上限：检查进程多用了 {:.0f} MiB（上限 {:g} MiB），已被结束"  # .format(used, limit)
+CHILD_GONE = "{}（你的代码结束了检查进程，或让它崩溃了）"  # the child ended or garbled its messages mid-case
+LOWER_PRECISION = ("{}dtype 是 {}，精度低于输入的 {}：请按输入的 dtype 计算并返回结果"  # .format(what, got, wanted)
+                   "（低精度的结果不按更宽的容差判定）")
 
 
 def reference_called(noun, name):
@@ -62,27 +52,9 @@ def reference_called(noun, name):
     return f"你的{noun}直接调用了参考实现 {name}：请自己写出这一步。"
 
 
-def memory_exceeded(used, limit):
-    return f"内存超过上限：检查进程多用了 {used:.0f} MiB（上限 {limit:g} MiB），已被结束"
-
-
-def child_gone(reason):
-    """The child ended or garbled its messages in the middle of a case."""
-    return f"{reason}（你的代码结束了检查进程，或让它崩溃了）"
-
-
-def load_timeout(time_limit):
-    return f"超时：载入答案（运行文件顶层的代码）超过 {time_limit:g} 秒"
-
-
 def not_picklable(err):
     return (f"无法把答案交给检查进程（{type(err).__name__}: {error_text(err)}）："
             "它引用的某个对象不能复制到新的 Python 进程里")
-
-
-def lower_precision(what, got, wanted):
-    return (f"{what}dtype 是 {got}，精度低于输入的 {wanted}：请按输入的 dtype 计算并返回结果"
-            "（低精度的结果不按更宽的容差判定）")
 
 
 def unfinished(noun, err):
@@ -94,11 +66,7 @@ def unfinished(noun, err):
 
 def describe_error(err, noun="函数"):
     """``你的函数抛出了 TypeError: …（answer.py 第 12 行）``, without a traceback."""
-    return f"你的{noun}{raised(err)}"
-
-
-def raised(err):
-    return f"抛出了 {type(err).__name__}: {error_text(err)}{reader_location(err)}"
+    return f"你的{noun}抛出了 {type(err).__name__}: {error_text(err)}{reader_location(err)}"
 
 
 def unreadable_result(err):
@@ -106,6 +74,8 @@ def unreadable_result(err):
 
 
 # --- what was submitted or returned ---------------------------------------------------
+
+VALUE_MISMATCH = "{}数值不对：最大误差 {:.1e}（容差 {:.0e}），出现在位置 {}{}"  # .format(what, error, tolerance, where, hint)
 
 
 def wrong_kind(kind, signature, answer):
@@ -171,12 +141,9 @@ def not_finite(what, name, where, nan_hint=""):
     return f"{what[:-1] + '里' if what else ''}出现了 {name}（位置 {where}）{nan_hint}"
 
 
-def value_mismatch(what, error, tolerance, where, hint=""):
-    return (f"{what}数值不对：最大误差 {error:.1e}（容差 {tolerance:.0e}），"
-            f"出现在位置 {where}{hint}")
-
-
 # --- lookups -------------------------------------------------------------------------
+
+BAD_LIMIT = "{} 必须是有限的正数，得到 {!r}。"  # .format(name, value)
 
 
 def conceptual_id(exercise_id, checkable):
@@ -187,10 +154,6 @@ def unknown_id(exercise_id, checkable):
     return f"没有编号为 {exercise_id!r} 的练习。可检查的练习：{'、'.join(checkable)}。"
 
 
-def bad_time_limit(time_limit, name="time_limit"):
-    return f"{name} 必须是有限的正数，得到 {time_limit!r}。"
-
-
 def unknown_name(name, names):
     return (f"没有哪道练习要求名为 {name!r} 的函数或类（要求的名字有：{'、'.join(names)}）。"
             "请写明编号：check(\"4.5.2\", 你的函数)。")
@@ -199,9 +162,8 @@ def unknown_name(name, names):
 # --- exceptions, in one line ----------------------------------------------------------
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../attnbook
-_LIBRARY_DIRS = tuple(
-    {os.path.abspath(sysconfig.get_paths()[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-)
+_LIBRARY_DIRS = tuple({os.path.abspath(sysconfig.get_paths()[key])
+                       for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TF_NODE = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
 _ERROR_PREFIX = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")

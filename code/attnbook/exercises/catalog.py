@@ -1,14 +1,12 @@
 """练习目录：第 4.5 节每道练习的唯一来源。
 
 每道练习在这里写一次：练习页里 ``{exercise}`` 块的标签、标题、题型、要提交的函数
-或类、起步骨架的文档字符串，以及检查它的检查器（``checkers`` 子包里的
-``Checker`` 对象本身）。思考题的列表、起步笔记本的骨架和测试里的
-编号都由它导出。
+或类、起步骨架的文档字符串，以及检查它的检查器（``checkers`` 子包里的 ``Checker``
+对象本身）。思考题的列表、起步笔记本的骨架和测试里的编号都由它导出。
 
-编号不写在这里，而由位置决定：第 n 道是 4.5.n。节号 ``SECTION`` 只写
-在这里一次：书里 Sphinx 给练习块编号时用的前缀也取自它（见
-``book/_ext/reading/numbering.py``），并按练习块出现的顺序编号；测试核对目录与练习页的
-顺序一致，所以两边的编号不会分叉。
+编号不写在这里，而由位置决定：第 n 道是 4.5.n。节号 ``SECTION`` 只写在这里一次：
+书里 Sphinx 给练习块编号时用的前缀也取自它（见 ``book/_ext/reading/numbering.py``），
+并按练习块出现的顺序编号；测试核对目录与练习页的顺序一致，所以两边的编号不会分叉。
 """
 
 import dataclasses
@@ -73,10 +71,6 @@ class Exercise:
         return f'check("{self.id}", {self.answer_name})'
 
 
-def _thinking(label, title):
-    return Exercise(label, title, kind="thinking")
-
-
 _ENTRIES = (
     Exercise("ex-shapes", "预测每一步的形状",
              signature="attention_shapes(batch, n_q, n_k, d_model, num_heads)",
@@ -86,7 +80,7 @@ _ENTRIES = (
              signature="scaled_dot_product_attention(query, key, value, mask=None)",
              doc="返回 (output, weights)：(..., n_q, d_v) 与 (..., n_q, n_k)。",
              checker=attention.SDPA),
-    _thinking("ex-why-scale", "思考题：读懂权重与缩放"),
+    Exercise("ex-why-scale", "思考题：读懂权重与缩放", kind="thinking"),
     Exercise("ex-split-heads", "拆分多头",
              signature="split_heads(x, num_heads)",
              doc="拆成多头：(batch, seq, d_model) -> (batch, num_heads, seq, depth)。",
@@ -107,7 +101,7 @@ _ENTRIES = (
              signature="cross_attention(x, context, wq, wk, wv)",
              doc="查询来自 x，键和值来自 context -> (output, weights)。",
              checker=attention.CROSS),
-    _thinking("ex-kv-cache", "思考题：解码时哪些可以复用"),
+    Exercise("ex-kv-cache", "思考题：解码时哪些可以复用", kind="thinking"),
     Exercise("ex-padding-mask", "生成填充掩码",
              signature="padding_mask(lengths, max_len)",
              doc="lengths (batch,) -> 布尔张量，可广播到 (batch, n_q, max_len)。",
@@ -120,7 +114,7 @@ _ENTRIES = (
              signature='score_table_bytes(n_q, n_k, batch=1, heads=1, dtype="float32")',
              doc="(batch, heads, n_q, n_k) 的打分表占多少字节。",
              checker=cost.SCORE_BYTES),
-    _thinking("ex-parallel", "思考题：并行与平方代价"),
+    Exercise("ex-parallel", "思考题：并行与平方代价", kind="thinking"),
     Exercise("ex-linear", "实现线性注意力",
              signature="linear_attention(query, key, value)",
              doc="φ(x) = elu(x) + 1 的非因果线性注意力 -> (..., n_q, d_v)。",

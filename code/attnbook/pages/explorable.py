@@ -22,7 +22,7 @@ import matplotlib
 import numpy as np
 
 from .._tf import tf
-from ..attention import masked_softmax, scaled_dot_product_attention
+from ..attention import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from ..masks import causal_mask, combine_masks, padding_mask
 from ..plots._svg import heatmap_panels
 from ..plots._theme import CMAP
@@ -51,16 +51,12 @@ def _dense(layer, name):
     return {f"w{name}": _array(kernel), f"b{name}": _array(bias)}
 
 
-def _cmap():
-    rgb = (matplotlib.colormaps[CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
-    return base64.b64encode(rgb.tobytes()).decode("ascii")
-
-
 def _attach(fig, kind, inputs, settings, initial, expected):
     if not heatmap_panels(fig):
         raise ValueError(f"fig must be a heat map drawn by attnbook.plots, got {fig!r}.")
+    rgb = (matplotlib.colormaps[CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
     setattr(fig, _ATTRIBUTE, {"kind": kind, "inputs": inputs, "settings": settings, "initial": initial,
-                              "expected": expected, "cmap": _cmap()})
+                              "expected": expected, "cmap": base64.b64encode(rgb.tobytes()).decode("ascii")})
 
 
 def explore_scaling(fig, x, query, key):
@@ -77,14 +73,11 @@ def explore_scaling(fig, x, query, key):
     inputs = {"x": _array(x), **_dense(query, "q"), **_dense(key, "k")}
     q, k = query(x[None]), key(x[None])  # (1, n, d_k)
     d_k, d_model = int(q.shape[-1]), int(x.shape[-1])
-    divisors = {"d_k": np.sqrt(d_k), "d_model": np.sqrt(d_model), "none": 1.0}
-    expected = {}
-    for name, divisor in divisors.items():
-        if name == "d_k":  # the package's own function: √d_k, d_k = the query's last dimension
-            weights = scaled_dot_product_attention(q, k, k)[1]
-        else:
-            weights = masked_softmax(tf.matmul(q, k, transpose_b=True) / tf.constant(divisor, q.dtype))
-        expected[name] = {"weights": weights.numpy()[0].tolist()}
+    scores = tf.matmul(q, k, transpose_b=True)
+    weights = {"d_k": scaled_dot_product_attention(q, k, k)[1],  # the package's own function: √d_k
+               "d_model": masked_softmax(scores / tf.constant(np.sqrt(d_model), q.dtype)),
+               "none": masked_softmax(scores)}
+    expected = {name: {"weights": w.numpy()[0].tolist()} for name, w in weights.items()}
     inputs.update(d_k=d_k, d_model=d_model)
     _attach(fig, "scaling", inputs, {"scale": list(SCALINGS), "row": list(range(len(x)))},
                    {"scale": "d_k", "row": 0}, expected)
@@ -134,11 +127,9 @@ def explore_heads(fig, x, layer, heads=(1, 2, 4, 8)):
     if layer.h not in heads or any(h <= 0 or layer.d_model % h for h in heads):
         raise ValueError(f"heads must divide d_model={layer.d_model} and include the layer's "
                          f"{layer.h}, got {heads}.")
-    from ..attention import MiniMultiHeadAttention  # the package's layer, one per head count
-
     expected = {}
     for h in heads:
-        other = MiniMultiHeadAttention(layer.d_model, h)
+        other = MiniMultiHeadAttention(layer.d_model, h)  # the package's layer, one per head count
         other(x[None])
         for name in ("wq", "wk", "wv", "wo"):
             getattr(other, name).set_weights(getattr(layer, name).get_weights())

@@ -8,10 +8,8 @@
 def listing(values, empty="无"):
     """``[64, 128, 256]`` 写成 ``"64、128 和 256"``；空列表写成 ``empty``。"""
     words = [str(v) for v in values]
-    if not words:
-        return empty
-    if len(words) == 1:
-        return words[0]
+    if len(words) < 2:
+        return words[0] if words else empty
     return "、".join(words[:-1]) + " 和 " + words[-1]
 
 

@@ -12,13 +12,9 @@ def box(ax, x, y, width, title, subtitle, step):
     """A rounded box centred at (x, y) with a title and a smaller subtitle, edged and
     tinted with accent colour ``step``."""
     colour = accent(step)
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - BOX_H / 2), width, BOX_H,
-            boxstyle="round,pad=0.02,rounding_size=0.12",
-            facecolor=(*to_rgb(colour), 0.25), edgecolor=colour, linewidth=1.8,
-        )
-    )
+    ax.add_patch(FancyBboxPatch((x - width / 2, y - BOX_H / 2), width, BOX_H,
+                                boxstyle="round,pad=0.02,rounding_size=0.12",
+                                facecolor=(*to_rgb(colour), 0.25), edgecolor=colour, linewidth=1.8))
     ax.text(x, y + 0.2, title, ha="center", va="center", fontsize=14)
     ax.text(x, y - 0.22, subtitle, ha="center", va="center", fontsize=11)
 

@@ -8,8 +8,7 @@ import matplotlib
 import mplfonts
 from matplotlib import font_manager
 
-# OUTLINE_* and MUTED are also taken from here by the figure modules that predate _theme.
-from ._theme import CMAP, INK, MUTED, OUTLINE_EDGE, OUTLINE_LINE, PAPER  # noqa: F401
+from ._theme import CMAP, INK, MUTED, PAPER
 
 CJK_FONT_FILE = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
 CJK_FONT = "Noto Sans CJK SC"
@@ -23,35 +22,26 @@ def setup():
     """
     if CJK_FONT not in {f.name for f in font_manager.fontManager.ttflist}:
         font_manager.fontManager.addfont(str(CJK_FONT_FILE))
-    matplotlib.rcParams.update(
-        {
-            # Per-glyph fallback: CJK from Noto, symbols such as ᵀ from DejaVu.
-            # mplfonts ships regular weights only, so the book never asks for bold.
-            "font.family": [CJK_FONT, "DejaVu Sans"],
-            "axes.unicode_minus": False,
-            "figure.dpi": 110,
-            "savefig.dpi": 110,
-            "image.cmap": CMAP,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            # Theme-aware colours (see THEME_COLOURS).
-            "text.color": INK,
-            "axes.labelcolor": INK,
-            "axes.edgecolor": INK,
-            "xtick.color": INK,
-            "ytick.color": INK,
-            "grid.color": MUTED,
-            "figure.facecolor": PAPER,
-            "savefig.facecolor": PAPER,
-            "axes.facecolor": "none",
-            "legend.facecolor": "none",
-            "legend.edgecolor": MUTED,
-            "patch.edgecolor": INK,
-            # SVG: glyphs as paths, ids that do not change from one build to the next.
-            "svg.fonttype": "path",
-            "svg.hashsalt": "attnbook",
-        }
-    )
+    matplotlib.rcParams.update({
+        # Per-glyph fallback: CJK from Noto, symbols such as ᵀ from DejaVu.
+        # mplfonts ships regular weights only, so the book never asks for bold.
+        "font.family": [CJK_FONT, "DejaVu Sans"],
+        "axes.unicode_minus": False,
+        "figure.dpi": 110,
+        "savefig.dpi": 110,
+        "image.cmap": CMAP,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        # Theme-aware colours (see THEME_COLOURS).
+        **dict.fromkeys(("text.color", "axes.labelcolor", "axes.edgecolor", "xtick.color", "ytick.color",
+                         "patch.edgecolor"), INK),
+        **dict.fromkeys(("grid.color", "legend.edgecolor"), MUTED),
+        **dict.fromkeys(("figure.facecolor", "savefig.facecolor"), PAPER),
+        **dict.fromkeys(("axes.facecolor", "legend.facecolor"), "none"),
+        # SVG: glyphs as paths, ids that do not change from one build to the next.
+        "svg.fonttype": "path",
+        "svg.hashsalt": "attnbook",
+    })
     _show_inline_as_svg()
 
 

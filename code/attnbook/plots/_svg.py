@@ -78,10 +78,7 @@ def figure_svg(fig):
 
 def _pixel_size(svg, dpi):
     """width/height in pixels at ``dpi`` instead of points, so the figure keeps its size."""
-    def scale(match):
-        return f'{match.group(1)}="{float(match.group(2)) * dpi / 72:.1f}px"'
-
     head, rest = svg.split("<svg", 1)
     tag, body = rest.split(">", 1)
-    tag = re.sub(r'\b(width|height)="([\d.]+)pt"', scale, tag)
+    tag = re.sub(r'\b(width|height)="([\d.]+)pt"', lambda m: f'{m[1]}="{float(m[2]) * dpi / 72:.1f}px"', tag)
     return f"{head}<svg{tag}>{body}"

@@ -86,21 +86,17 @@ def variant_costs(results):
     """
     if not results:
         raise ValueError("results must name at least one variant, got an empty mapping.")
-    with_memory = any(rows.get("peak_mib") is not None for rows in results.values())
-    # Panels stacked, not side by side: each keeps a legible size in the page column.
-    fig, axes = plt.subplots(2 if with_memory else 1, 1, figsize=(6.6, 8.0 if with_memory else 4.2),
-                             squeeze=False)
     panels = [("time_ms", "前向时间（毫秒）", "时间")]
-    if with_memory:
+    if any(rows.get("peak_mib") is not None for rows in results.values()):
         panels.append(("peak_mib", "峰值内存增长（MiB）", "峰值内存增长"))
+    # Panels stacked, not side by side: each keeps a legible size in the page column.
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6.6, 8.0 if len(panels) > 1 else 4.2), squeeze=False)
     for ax, (column, ylabel, title) in zip(axes[:, 0], panels):
         for name, rows in results.items():
-            label, marker, linestyle, step = VARIANT_STYLE.get(name, (name, "x", "-", 3))
             values = rows.get(column)
-            if values is None:
-                continue
-            _check_lengths(n=rows["n"], **{column: values})
-            _series(ax, rows["n"], values, label, marker, linestyle, step)
+            if values is not None:
+                _check_lengths(n=rows["n"], **{column: values})
+                _series(ax, rows["n"], values, *VARIANT_STYLE.get(name, (name, "x", "-", 3)))
         lengths = [n for rows in results.values() for n in rows["n"]]
         _log_axes(ax, lengths, "序列长度 n", ylabel)
         ax.set_title(title)

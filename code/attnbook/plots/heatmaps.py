@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
 
-from ._style import CMAP, MUTED, OUTLINE_EDGE, OUTLINE_LINE
 from ._svg import heatmap_panels, record_heatmap
+from ._theme import CMAP, MUTED, OUTLINE_EDGE, OUTLINE_LINE
 
 QUERY_LABEL = "查询位置"
 KEY_LABEL = "键位置"

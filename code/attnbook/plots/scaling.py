@@ -19,10 +19,6 @@ _METRICS = {
 }
 
 
-def _uniform_reference(metric, n_keys):
-    return {"max_weight": 1.0 / n_keys, "entropy": np.log(n_keys)}.get(metric)
-
-
 def scaling_curves(result, metrics=("max_weight", "grad_norm")):
     """画出 :func:`attnbook.scaling.measure_scaling` 的结果，每个统计量一幅子图。
 
@@ -38,7 +34,7 @@ def scaling_curves(result, metrics=("max_weight", "grad_norm")):
             ax.plot(d_k, result[name][metric], marker=style["marker"], linestyle=style["linestyle"],
                     color=accent(style["step"]), markersize=6, linewidth=1.8,
                     label=style["label"], gid=f"curve-{name}-{metric}")  # a page can find it
-        reference = _uniform_reference(metric, result["n_keys"])
+        reference = {"max_weight": 1.0 / result["n_keys"], "entropy": np.log(result["n_keys"])}.get(metric)
         if reference is not None:
             ax.axhline(reference, color=MUTED, linewidth=1.2, linestyle=(0, (1, 2)),
                        label=f"均匀分布（{result['n_keys']} 个键）")

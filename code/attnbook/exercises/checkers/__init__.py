@@ -5,6 +5,7 @@ correct and buggy layers a shape test is run on (:mod:`.correct_layers`,
 """
 
 from .._cases import Case, Fail
+from .._compare import differ_check
 from ..running import tasks
 
 
@@ -13,15 +14,16 @@ def call_case(name, args, judge, kwargs=None):
     return Case(name, (tasks.call, (tuple(args), dict(kwargs or {}))), judge)
 
 
-def twice_case(name, args_a, args_b, judge_a, judge_b, differ):
+def twice_case(args_a, args_b, judge_of, name="两组不同的输入"):
     """Call the answer on two different inputs of the same shape; catches constant answers.
 
-    differ(result_a, result_b) raises :class:`Fail` when the two results are the same.
+    judge_of(*args) is the judge of one input's result; equal results fail first.
     """
+    judges = judge_of(*args_a), judge_of(*args_b)
 
     def judge(results):
-        differ(*results)
-        for label, judge_one, result in (("第 1 组输入", judge_a, results[0]), ("第 2 组输入", judge_b, results[1])):
+        differ_check(*results)
+        for label, judge_one, result in zip(("第 1 组输入", "第 2 组输入"), judges, results):
             try:
                 judge_one(result)
             except Fail as err:

@@ -93,12 +93,10 @@ def _must_catch(outcome, name, explanation):
 def shape_test_cases(rng):
     """Correct layers (the package's and others the reader has not seen) must pass the
     reader's test; each broken one must fail it."""
-    cases = [Case(case_name, (tasks.shape_test, (cls,)), functools.partial(_must_pass, name=shown))
-             for case_name, cls, shown in CORRECT]
-    for name, cls, explanation in MUTANTS:
-        cases.append(Case(name, (tasks.shape_test, (cls,)),
-                          functools.partial(_must_catch, name=name, explanation=explanation)))
-    return cases
+    return ([Case(name, (tasks.shape_test, (cls,)), functools.partial(_must_pass, name=shown))
+             for name, cls, shown in CORRECT]
+            + [Case(name, (tasks.shape_test, (cls,)), functools.partial(_must_catch, name=name, explanation=why))
+               for name, cls, why in MUTANTS])
 
 
 # The reference layer's steps and the attention they use: a fix that hands them the work fixes nothing.

@@ -11,6 +11,7 @@ The reader's ``print`` output and TensorFlow's logs go nowhere: descriptors 0, 1
 are the null device, and the messages travel on the connection the parent gave.
 """
 
+import contextlib
 import dataclasses
 import importlib.util
 import io
@@ -94,7 +95,8 @@ class _LoadError(Exception):
 def serve(connection):
     """Warm up, say ready, take one :class:`Job` from ``connection`` and run it."""
     send = _sender(connection)
-    _warm_up()
+    x = tf.ones((2, 3, 4))  # a few small ops, so the runtime's first-call costs come before the job
+    tf.nn.softmax(tf.matmul(x, x, transpose_b=True)).numpy()
     send(Message(Kind.READY))
     try:
         job = connection.recv()  # from the parent, which we trust
@@ -118,18 +120,10 @@ def _sender(connection):
     return send
 
 
-def _warm_up():
-    """Run a few small ops once, so the runtime's first-call costs come before the job."""
-    x = tf.ones((2, 3, 4))
-    tf.nn.softmax(tf.matmul(x, x, transpose_b=True)).numpy()
-
-
 def _run_job(job, send):
     sys.path[:] = job.sys_path
-    try:
+    with contextlib.suppress(OSError):
         os.chdir(job.cwd)
-    except OSError:
-        pass
     keras.config.set_dtype_policy(job.policy)
     exercise = get_exercise(job.exercise_id)
     tripwire.install(exercise.checker.forbidden, lambda name: send(Message(Kind.HIT, name)))

@@ -1,9 +1,8 @@
 """The parent's side of the child process (:mod:`.child`): start it, talk to it, end it.
 
-Children come from the package's one child-process harness (:mod:`attnbook._child_process`):
-forked from a forkserver that has imported TensorFlow once, each in a session of its
-own, so a Ctrl-C typed in a terminal reaches only the parent, and ending the child's
-process group also ends whatever the reader's code started.
+Children come from the package's one child-process harness (:mod:`attnbook._child_process`),
+each in a session of its own: ending its process group also ends whatever the reader's
+code started.
 
 After each check one *spare* child is started in the background and warms up; the
 next check in the same kernel takes it. A spare has run nothing but our warm-up: what

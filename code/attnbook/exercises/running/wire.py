@@ -75,17 +75,14 @@ class Message:
 # --- values: encoded in the child, decoded in the parent ------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
 class Opaque:
-    """A value the child could not send as data: its type name and shape, if it has one.
+    """A value the child could not send as data: its type name, its shape if it has one, and
+    the non-numeric dtype (a string tensor's) if there was one."""
 
-    ``dtype`` names a non-numeric dtype (a string tensor's), when there was one.
-    """
-
-    def __init__(self, type_name, shape=None, dtype=None):
-        self.type_name, self.shape, self.dtype = type_name, shape, dtype
-
-    def __repr__(self):
-        return f"Opaque({self.type_name!r}, {self.shape!r})"
+    type_name: str
+    shape: tuple = None
+    dtype: str = None
 
 
 def encode(value, depth=0):
