@@ -109,17 +109,17 @@ class Verdict:
             return "\n".join([*lines, say.INTERRUPTED_LINE])
         if self.state == say.UNFINISHED:
             hint = next(case.message for case in self.cases if case.unfinished)
-            return "\n".join([*lines, say.HINT_LINE.format(hint)])
+            return "\n".join([*lines, say.HINT_LINE.format(hint=hint)])
         if self.problem:
-            lines.append(say.PROBLEM_LINE.format(self.problem))
+            lines.append(say.PROBLEM_LINE.format(problem=self.problem))
         for case in self.cases:
             if not case.passed and not case.skipped:
-                lines.append(say.FAILED_LINE.format(case.name, case.message))
+                lines.append(say.FAILED_LINE.format(case=case.name, message=case.message))
             elif case.passed and case.message:
-                lines.append(say.NOTE_LINE.format(case.name, case.message))
+                lines.append(say.NOTE_LINE.format(case=case.name, message=case.message))
         n_skipped = sum(case.skipped for case in self.cases)
         if n_skipped and not self.problem:
-            lines.append(say.NOT_RUN_LINE.format(n_skipped))
+            lines.append(say.NOT_RUN_LINE.format(n=n_skipped))
         return "\n".join(lines)
 
     __repr__ = __str__

@@ -47,7 +47,7 @@ class Options:
             value = getattr(self, name)
             if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
                     or value <= 0):
-                raise ValueError(say.BAD_LIMIT.format(name, value))
+                raise ValueError(say.BAD_LIMIT.format(name=name, value=value))
 
 
 def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMORY_LIMIT):
@@ -197,7 +197,7 @@ class _Session:
         if loaded.kind in (Kind.LOAD_ERROR, Kind.PROBLEM):
             return _not_run(cases), loaded.text
         if loaded.kind is not Kind.LOADED:
-            return _not_run(cases), say.CHILD_GONE.format("检查进程发来了意外的消息")
+            return _not_run(cases), say.CHILD_GONE.format(reason="检查进程发来了意外的消息")
         return self._cases(cases), ""
 
     def _cases(self, cases):
@@ -226,7 +226,7 @@ class _Session:
         if message.kind is Kind.HIT:
             return CaseResult(name, False, say.reference_called(self.noun, message.text)), True
         if message.case != index or message.kind not in _CASE_KINDS:
-            return CaseResult(name, False, say.CHILD_GONE.format("检查进程发来了意外的消息")), True
+            return CaseResult(name, False, say.CHILD_GONE.format(reason="检查进程发来了意外的消息")), True
         if message.kind is Kind.UNFINISHED:
             return CaseResult(name, False, message.text, unfinished=True), True
         if message.kind in (Kind.FAIL, Kind.ERROR):
@@ -234,16 +234,17 @@ class _Session:
         try:
             value = wire.decode(message.value)
         except wire.ProtocolError as err:
-            return CaseResult(name, False, say.CHILD_GONE.format(f"检查进程发来的结果无法读取（{err}）")), True
+            return CaseResult(name, False, say.CHILD_GONE.format(reason=f"检查进程发来的结果无法读取（{err}）")), True
         return self._judge(case, value), False
 
     def _trouble(self, err, timeout):
         """What went wrong, for one of :data:`_TROUBLE`; ``timeout`` is the template of a timeout."""
         if isinstance(err, parent.Timeout):
-            return timeout.format(self.options.time_limit)
+            return timeout.format(limit=self.options.time_limit)
         if isinstance(err, parent.MemoryExceeded):
-            return say.MEMORY_EXCEEDED.format(*err.args)
-        return say.CHILD_GONE.format(str(err))
+            used, limit = err.args
+            return say.MEMORY_EXCEEDED.format(used=used, limit=limit)
+        return say.CHILD_GONE.format(reason=str(err))
 
     @staticmethod
     def _judge(case, value):

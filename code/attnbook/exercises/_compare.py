@@ -53,7 +53,7 @@ def check_precision(got, input_dtype, label=""):
     """Fail when the array ``got`` is a float of fewer bits than the inputs' dtype."""
     bits, wanted = _bits(got.dtype.name), _bits(input_dtype)
     if bits is not None and wanted is not None and bits < wanted:
-        raise Fail(say.LOWER_PRECISION.format(label, got.dtype.name, input_dtype))
+        raise Fail(say.LOWER_PRECISION.format(what=label, got=got.dtype.name, wanted=input_dtype))
 
 
 def unpack(value, names):
@@ -106,7 +106,8 @@ def compare(got, expected, label="", hints=(), nan_hint="", input_dtype="float32
         return
     where = np.unravel_index(np.argmax(error), error.shape)
     hint = matching_hint(got, expected, hints, tol)
-    raise Fail(say.VALUE_MISMATCH.format(label, error[where], allowed[where], _index(where), hint))
+    raise Fail(say.VALUE_MISMATCH.format(what=label, error=error[where], tolerance=allowed[where],
+                                         where=_index(where), hint=hint))
 
 
 def _index(where):

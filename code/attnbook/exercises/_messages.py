@@ -22,12 +22,12 @@ CACHED_RESULT = "两组不同的输入得到了完全相同的结果：是不是
 
 # --- the report ----------------------------------------------------------------------
 
-# The lines after the header, as templates: FAILED_LINE.format(case name, message).
-FAILED_LINE = "  ✗ 用例“{}”：{}"
-NOTE_LINE = "  注：用例“{}”：{}"
-PROBLEM_LINE = "  ✗ {}"
-HINT_LINE = "  提示：{}"
-NOT_RUN_LINE = "  其余 {} 个用例未运行。"
+# The lines after the header, and the messages below, are templates with named fields.
+FAILED_LINE = "  ✗ 用例“{case}”：{message}"
+NOTE_LINE = "  注：用例“{case}”：{message}"
+PROBLEM_LINE = "  ✗ {problem}"
+HINT_LINE = "  提示：{hint}"
+NOT_RUN_LINE = "  其余 {n} 个用例未运行。"
 
 
 def header(exercise_id, title, state, n_passed, n_cases):
@@ -38,11 +38,11 @@ def header(exercise_id, title, state, n_passed, n_cases):
 
 # --- what went wrong while the reader's code ran --------------------------------------
 
-TIMEOUT = "超时：超过 {:g} 秒没有返回"  # .format(time limit)
-LOAD_TIMEOUT = "超时：载入答案（运行文件顶层的代码）超过 {:g} 秒"
-MEMORY_EXCEEDED = "内存超过上限：检查进程多用了 {:.0f} MiB（上限 {:g} MiB），已被结束"  # .format(used, limit)
-CHILD_GONE = "{}（你的代码结束了检查进程，或让它崩溃了）"  # the child ended or garbled its messages mid-case
-LOWER_PRECISION = ("{}dtype 是 {}，精度低于输入的 {}：请按输入的 dtype 计算并返回结果"  # .format(what, got, wanted)
+TIMEOUT = "超时：超过 {limit:g} 秒没有返回"
+LOAD_TIMEOUT = "超时：载入答案（运行文件顶层的代码）超过 {limit:g} 秒"
+MEMORY_EXCEEDED = "内存超过上限：检查进程多用了 {used:.0f} MiB（上限 {limit:g} MiB），已被结束"
+CHILD_GONE = "{reason}（你的代码结束了检查进程，或让它崩溃了）"  # the child ended or garbled its messages mid-case
+LOWER_PRECISION = ("{what}dtype 是 {got}，精度低于输入的 {wanted}：请按输入的 dtype 计算并返回结果"
                    "（低精度的结果不按更宽的容差判定）")
 
 
@@ -75,7 +75,7 @@ def unreadable_result(err):
 
 # --- what was submitted or returned ---------------------------------------------------
 
-VALUE_MISMATCH = "{}数值不对：最大误差 {:.1e}（容差 {:.0e}），出现在位置 {}{}"  # .format(what, error, tolerance, where, hint)
+VALUE_MISMATCH = "{what}数值不对：最大误差 {error:.1e}（容差 {tolerance:.0e}），出现在位置 {where}{hint}"
 
 
 def wrong_kind(kind, signature, answer):
@@ -143,7 +143,7 @@ def not_finite(what, name, where, nan_hint=""):
 
 # --- lookups -------------------------------------------------------------------------
 
-BAD_LIMIT = "{} 必须是有限的正数，得到 {!r}。"  # .format(name, value)
+BAD_LIMIT = "{name} 必须是有限的正数，得到 {value!r}。"
 
 
 def conceptual_id(exercise_id, checkable):
