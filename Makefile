@@ -28,7 +28,7 @@ JOBS   := $(shell nproc 2>/dev/null || echo 1)
 # The package's unit tests: the tests that need no build, no browser and no PDF (the
 # markers of pytest.ini). Every -m expression below is made from this one.
 UNIT_TESTS := not book and not browser and not build and not pdf
-SOURCES := _config.yml _toc.yml $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.yml' \) -not -path '*/__pycache__/*')
+SOURCES := _config.yml _toc.yml manuscript/4.5-attention.txt $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
 .PHONY: book check test wheel-test fresh serve venv clean pdf dist
 .DELETE_ON_ERROR:

@@ -39,6 +39,13 @@ def listings():
     return [body for kind, body in blocks() if kind == "code"]
 
 
+def layer_class():
+    """The class of the second listing (``class MiniMultiHeadAttention`` … ``return self.wo(out)``),
+    without the three lines that use it: what the section page shows from the manuscript."""
+    layer = next(body for body in listings() if body.startswith("class MiniMultiHeadAttention"))
+    return layer.split("\n\nattn = ")[0].strip()
+
+
 def runnable(listing):
     """A listing as the page runs it: the lines that stood for output are dropped."""
     lines = [line for line in listing.splitlines() if not OUTPUT_COMMENT.match(line)]

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
+import manuscript
 from buildfiles import (EXECUTED, HTML, MEASURED, ROOT, SECTION, clean, executed_pages, html_pages,
                         search_index, soup, text_outputs)
 
@@ -157,17 +158,17 @@ def test_layer_and_cross_attention_shapes_are_printed():
 
 
 def test_literalinclude_shows_the_tested_classes():
-    """The section page shows the author's class from attnbook.minimal; the editor's from
+    """The section page shows the author's class from the manuscript; the editor's from
     attnbook.attention is shown on the mechanism page, in its section on the package."""
     import inspect
 
-    from attnbook import MiniMultiHeadAttention, minimal
+    from attnbook import MiniMultiHeadAttention
 
-    for page, classes in [(SECTION, [minimal.MiniMultiHeadAttention]),
-                          ("book/ch04/mechanism", [MiniMultiHeadAttention])]:
+    for page, classes in [(SECTION, [manuscript.layer_class()]),
+                          ("book/ch04/mechanism", [inspect.getsource(MiniMultiHeadAttention).strip()])]:
         blocks = [pre.get_text() for pre in soup(page).find_all("pre")]
         shown = [code.strip() for code in blocks if "class MiniMultiHeadAttention" in code]
-        assert shown == [inspect.getsource(cls).strip() for cls in classes], page
+        assert shown == classes, page
     anchor = soup("book/ch04/mechanism").find(id="sec-package-layer")
     section = anchor if anchor is None or anchor.name == "section" else anchor.find_parent("section")
     assert section is not None and "class MiniMultiHeadAttention" in section.get_text()

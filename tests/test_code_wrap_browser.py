@@ -12,7 +12,7 @@ no character). One load of each chapter page at 390 px checks that
   the mark (a screenshot of it with and without the mark), and a line that did not wrap
   has no mark;
 * on the section page, the copy button of the author's class listing, which wraps,
-  copies the class exactly as code/attnbook/minimal.py has it.
+  copies the class exactly as the manuscript has it.
 
 Outputs (``.cell_output pre``) may still scroll; tests/test_browser.py checks that
 nothing else makes the page scroll sideways.
@@ -20,19 +20,19 @@ nothing else makes the page scroll sideways.
 
 from __future__ import annotations
 
-import ast
 import io
 
 import pytest
 
+import manuscript
 from browsing import fmt
-from buildfiles import ROOT, SECTION
+from buildfiles import SECTION
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 PAGES = [f"book/ch04/{name}.html" for name in ("attention", "mechanism", "cost", "exercises", "exercises-starter")]
-AUTHORS_CLASS = "MiniMultiHeadAttention"  # literalinclude'd from code/attnbook/minimal.py
+AUTHORS_CLASS = "MiniMultiHeadAttention"  # literalinclude'd from manuscript/4.5-attention.txt
 
 # Every code input: whether it scrolls, whether its text is the code, which lines wrapped
 # and whether a line that did not wrap has a mark box with a height.
@@ -82,12 +82,6 @@ def inked(png: bytes) -> float:
     return float((np.abs(pixels - values[counts.argmax()]) > 40).mean())
 
 
-def authors_class_source() -> str:
-    source = (ROOT / "code" / "attnbook" / "minimal.py").read_text(encoding="utf-8")
-    node = next(n for n in ast.parse(source).body if getattr(n, "name", None) == AUTHORS_CLASS)
-    return ast.get_source_segment(source, node)
-
-
 @pytest.mark.parametrize("page", PAGES)
 def test_code_wraps_on_a_phone_with_a_mark(page, server, watch):
     w = watch(viewport=PHONE, permissions=["clipboard-read", "clipboard-write"])
@@ -127,8 +121,8 @@ def test_code_wraps_on_a_phone_with_a_mark(page, server, watch):
         copied = w.page.evaluate("() => navigator.clipboard.readText()")
         if not wraps:
             failures.append(f"the {AUTHORS_CLASS} listing does not wrap: the copy check proves nothing")
-        if copied != authors_class_source():
-            failures.append(f"the copy button copied {copied[:200]!r}…, not {AUTHORS_CLASS} as minimal.py has it")
+        if copied != manuscript.layer_class():
+            failures.append(f"the copy button copied {copied[:200]!r}…, not {AUTHORS_CLASS} as the manuscript has it")
     if w.problems():
         failures.append(f"console/page errors:{fmt(w.problems())}")
     assert not failures, f"{page} at {PHONE['width']}x{PHONE['height']}:\n" + "\n".join(failures)

@@ -1,6 +1,9 @@
-"""The manuscript's minimal MiniMultiHeadAttention, kept verbatim in attnbook.minimal."""
+"""The manuscript's minimal MiniMultiHeadAttention, copied into attnbook.minimal with one line changed."""
 
+import ast
+import difflib
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +14,28 @@ from attnbook import minimal, tf
 from attnbook.toy import train_stack
 
 
-def test_the_listing_is_the_manuscripts_word_for_word():
-    listing = next(body for body in manuscript.listings() if body.startswith("class MiniMultiHeadAttention"))
-    class_part = listing.split("\n\nattn = ")[0]
-    assert inspect.getsource(minimal.MiniMultiHeadAttention).rstrip() == class_part.rstrip()
+def test_the_copy_is_the_manuscripts_but_for_its_assert():
+    """Line for line the manuscript's class, but the assert, which ``python -O`` strips, is
+    the package's check that raises ValueError."""
+    copy = inspect.getsource(minimal.MiniMultiHeadAttention).rstrip().splitlines()
+    changed = [line for line in difflib.ndiff(manuscript.layer_class().splitlines(), copy) if line[0] in "+-"]
+    assert changed == ["-         assert d_model % num_heads == 0",
+                       "+         heads(d_model, num_heads)          # 原稿：assert d_model % num_heads == 0"]
+
+
+@pytest.mark.parametrize("layer_cls", [minimal.MiniMultiHeadAttention, attnbook.MiniMultiHeadAttention])
+@pytest.mark.parametrize("d_model, heads, message", [(10, 3, "divisible"), (32, 0, "positive"), (0, 4, "positive")])
+def test_heads_that_do_not_divide_d_model_raise_value_error(layer_cls, d_model, heads, message):
+    with pytest.raises(ValueError, match=message):
+        layer_cls(d_model, heads)
+
+
+def test_no_module_of_the_package_checks_with_assert():
+    """``python -O`` strips asserts: a check in the package is a raise."""
+    package = Path(attnbook.__file__).parent
+    asserting = [f"{path.relative_to(package)}:{node.lineno}" for path in sorted(package.rglob("*.py"))
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert not asserting
 
 
 @pytest.mark.claim("layer-output-shape")

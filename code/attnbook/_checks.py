@@ -20,6 +20,16 @@ def positive_int(name, value):
     return int(value)
 
 
+def heads(d_model, num_heads):
+    """``(d_model, num_heads)`` as ints if both are positive and ``num_heads`` divides
+    ``d_model`` (each head gets ``d_model // num_heads`` features), else ``ValueError``."""
+    d_model, num_heads = positive_int("d_model", d_model), positive_int("num_heads", num_heads)
+    if d_model % num_heads:
+        raise ValueError(f"d_model must be divisible by num_heads, got d_model={d_model}"
+                         f" and num_heads={num_heads} (remainder {d_model % num_heads}).")
+    return d_model, num_heads
+
+
 def as_float_tensor(name, x, min_rank=2, max_rank=None):
     """Convert ``x`` to a floating tensor with ``min_rank <= rank <= max_rank``."""
     x = tf.convert_to_tensor(x)

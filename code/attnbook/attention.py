@@ -103,13 +103,7 @@ class MiniMultiHeadAttention(keras.layers.Layer):
 
     def __init__(self, d_model, num_heads, **kwargs):
         super().__init__(**kwargs)
-        d_model = _checks.positive_int("d_model", d_model)
-        num_heads = _checks.positive_int("num_heads", num_heads)
-        if d_model % num_heads:
-            raise ValueError(
-                f"d_model must be divisible by num_heads, got d_model={d_model}"
-                f" and num_heads={num_heads} (remainder {d_model % num_heads})."
-            )
+        d_model, num_heads = _checks.heads(d_model, num_heads)
         self.d_model, self.h = d_model, num_heads
         self.depth = d_model // num_heads  # 每头的键维度
         dense = dict(units=d_model, dtype=self.dtype_policy)
