@@ -9,6 +9,8 @@
 # make serve: serve the built book on http://127.0.0.1:8000/attention-book/ for reading.
 # make pdf:   print the built book (no page runs again) into _build/pdf/attention-book.pdf.
 # make dist:  the whole site as _build/attention-book-html.zip, to read from disk (file://).
+# make page SECTION=N: manuscript/N-*.txt -> its section page, listed in _toc.yml (tools/page);
+#             SYNC=1 when the author revised a manuscript whose page exists.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -28,9 +30,9 @@ JOBS   := $(shell nproc 2>/dev/null || echo 1)
 # The package's unit tests: the tests that need no build, no browser and no PDF (the
 # markers of pytest.ini). Every -m expression below is made from this one.
 UNIT_TESTS := not book and not browser and not build and not pdf
-SOURCES := _config.yml _toc.yml manuscript/4.5-attention.txt $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.yml' \) -not -path '*/__pycache__/*')
+SOURCES := _config.yml _toc.yml $(wildcard manuscript/*.txt) $(shell find book code -type f \( -name '*.md' -o -name '*.py' -o -name '*.toml' -o -name '*.bib' -o -name '*.po' -o -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.yml' \) -not -path '*/__pycache__/*')
 
-.PHONY: book check test wheel-test fresh serve venv clean pdf dist
+.PHONY: book check test wheel-test fresh serve venv clean pdf dist page
 .DELETE_ON_ERROR:
 
 book: $(HTML)
@@ -64,6 +66,10 @@ wheel-test: $(HTML)
 	  bin/python -m pytest -c "$(CURDIR)/pytest.ini" --rootdir "$(CURDIR)" -p no:cacheprovider \
 	  -m "$(UNIT_TESTS) or notebooks" -n $(JOBS) --dist loadgroup \
 	  "$(CURDIR)/tests"
+
+page: $(STAMP)
+	@test -n "$(SECTION)" || { echo "用法：make page SECTION=N（例如 SECTION=4.6；原稿修订后加 SYNC=1）" >&2; exit 2; }
+	$(BIN)/python -m tools.page $(SECTION) $(if $(SYNC),--sync)
 
 fresh: $(STAMP)
 	rm -rf _build

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 EXECUTED = BUILD / "jupyter_execute"
-SECTION = "book/ch04/attention"
+# Section 4.5's page: the tests of what that page shows (its figures, formulas, views) name it.
+# Tests that hold every section to its manuscript read the section list (tests/section_texts.py).
+ATTENTION = "book/ch04/attention"
 GLOSSARY = "book/glossary"
 
 # Cells tagged so print numbers measured on the building machine, and say so.
@@ -33,6 +35,25 @@ def executed_pages():
     return [md.relative_to(ROOT).with_suffix("").as_posix()
             for md in sorted((ROOT / "book").rglob("*.md"))
             if "drafts" not in md.parts and "kernelspec:" in front_matter(md)]
+
+
+def chapter_pages():
+    """Every page listed under a chapter's part of the toc (``第 N 章``): the section pages
+    and the pages under them, in toc order ('book/…', no suffix)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = []
+
+    def walk(entries):
+        for entry in entries or []:
+            pages.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        if re.fullmatch(r"第 \d+ 章", part.get("caption", "")):
+            walk(part.get("chapters"))
+    return pages
 
 
 def html_pages(include_404=True):

@@ -27,11 +27,11 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from browsing import ARTIFACTS, IMAGES_JS, RAW_TEX_JS, Server, Watched, fmt, screenshot_problems
-from buildfiles import HTML, SECTION, glossary_entries, html_pages
+from buildfiles import HTML, ATTENTION, glossary_entries, html_pages
 
 pytestmark = pytest.mark.browser
 
-SECTION_HTML = f"{SECTION}.html"
+ATTENTION_HTML = f"{ATTENTION}.html"
 SEARCH_TERMS = ["注意力机制", "缩放点积", "多头注意力", "交叉注意力", "自注意力", "掩码", "位置编码"]
 
 DESKTOP = {"width": 1280, "height": 900}
@@ -132,9 +132,9 @@ def test_requests_for_other_hosts_are_recorded_and_never_leave(server, watch):
 
 def test_section_page_has_math(site):
     """The math check above must not pass vacuously everywhere."""
-    text = (site / SECTION_HTML).read_text(encoding="utf-8")
+    text = (site / ATTENTION_HTML).read_text(encoding="utf-8")
     count = len(re.findall(r'<(?:span|div) class="math notranslate"[^>]*>(?:<span class="eqno">.*?</span>)?<math', text))
-    assert count >= 5, f"{SECTION} has {count} formulas: the math checks are not being exercised"
+    assert count >= 5, f"{ATTENTION} has {count} formulas: the math checks are not being exercised"
 
 
 # --- per page: a phone in the dark -------------------------------------------------------
@@ -201,10 +201,10 @@ def show(results) -> str:
 @pytest.mark.parametrize("term", SEARCH_TERMS)
 def test_search_finds_section(term, search_page, server):
     results = run_search(search_page, server, term)
-    target = server.prefix + SECTION_HTML
+    target = server.prefix + ATTENTION_HTML
     hits = [r for r in results if urlsplit(r["href"]).path == target]
     summary = search_page.page.inner_text("#search-results .search-summary")
-    assert hits, (f"search for {term!r} does not link to {SECTION}; "
+    assert hits, (f"search for {term!r} does not link to {ATTENTION}; "
                   f"summary {summary!r}; results:{show(results)}")
 
 
@@ -263,7 +263,7 @@ def test_screenshots(server, watch):
     failures = []
     for name, options, theme in shots:
         w = watch(**options)
-        w.open(server.url + SECTION_HTML)
+        w.open(server.url + ATTENTION_HTML)
         images = w.page.evaluate(IMAGES_JS)
         png = w.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
         failures += [f"{name}: {p}" for p in screenshot_problems(png, options["viewport"]["width"], theme, images)]

@@ -18,7 +18,7 @@ import pytest
 
 from book._ext.shared.checkout import site_url
 from book._ext.writing import cite_section as cite
-from buildfiles import ROOT, SECTION, html_pages, soup
+from buildfiles import ROOT, ATTENTION, html_pages, soup
 
 EDITION = tomllib.loads((ROOT / "code" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 PAGES = [p for p in html_pages(include_404=False) if p.startswith("book/")] or ["<no build>"]
@@ -71,7 +71,7 @@ def test_every_page_cites_itself(page):
 def test_copy_puts_the_citation_on_the_clipboard(server, watch):
     w = watch(viewport={"width": 1280, "height": 900})
     w.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     w.page.locator("#cite-section > summary").click()
     today = datetime.now(timezone.utc).date().isoformat()  # the page uses UTC too
     for key, label in (("gbt", "GB/T 7714"), ("bibtex", "BibTeX")):

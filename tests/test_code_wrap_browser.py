@@ -24,9 +24,9 @@ import io
 
 import pytest
 
-import manuscript
+import section_texts
 from browsing import fmt
-from buildfiles import SECTION
+from buildfiles import ATTENTION
 
 pytestmark = pytest.mark.browser
 
@@ -111,7 +111,7 @@ def test_code_wraps_on_a_phone_with_a_mark(page, server, watch):
             failures.append(f"the gap on the second row of {line['text']!r} ({clip}) is {bare:.1%} inked "
                             f"without the mark and {ink:.1%} with it: it should be empty, and show the mark")
 
-    if page == f"{SECTION}.html":
+    if page == f"{ATTENTION}.html":
         pre = w.page.locator("div.highlight pre", has_text=f"class {AUTHORS_CLASS}(").first
         wraps = pre.evaluate("(p) => [...p.querySelectorAll(':scope > span.line')].some("
                              "(l) => l.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(l).lineHeight))")
@@ -121,7 +121,7 @@ def test_code_wraps_on_a_phone_with_a_mark(page, server, watch):
         copied = w.page.evaluate("() => navigator.clipboard.readText()")
         if not wraps:
             failures.append(f"the {AUTHORS_CLASS} listing does not wrap: the copy check proves nothing")
-        if copied != manuscript.layer_class():
+        if copied != section_texts.layer_class():
             failures.append(f"the copy button copied {copied[:200]!r}…, not {AUTHORS_CLASS} as the manuscript has it")
     if w.problems():
         failures.append(f"console/page errors:{fmt(w.problems())}")

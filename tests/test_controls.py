@@ -16,13 +16,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 
 from browsing import ARTIFACTS, fmt
-from buildfiles import SECTION
+from buildfiles import ATTENTION
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-PAGE = f"{SECTION}.html"
+PAGE = f"{ATTENTION}.html"
 ARTICLE = ".bd-header-article"
 
 ICONS_JS = """() => [...document.querySelectorAll('[class*="fa-"]')]

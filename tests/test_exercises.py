@@ -31,10 +31,10 @@ from attnbook.exercises import (CATALOG, CONCEPTUAL, EXERCISES, FAILED, PASSED, 
                                 check_by_name, solutions)
 from attnbook.exercises.__main__ import main
 from attnbook.exercises.buggy import BuggyMultiHeadAttention
-from attnbook.exercises.catalog import SECTION
 import exercise_answers as A
 from book._ext.config import exercise_starter as STARTER
 from book._ext.reading import numbering
+from book._ext.shared.sections import Book
 from buildfiles import ROOT
 
 S = solutions
@@ -123,19 +123,20 @@ def solution_blocks(text):
 
 
 def test_catalog_ids_follow_the_order_of_the_book():
-    """Sphinx numbers the exercises 4.5.N by position, with the catalog's SECTION as the
-    prefix (numbering.py); _config.yml does not write the number a second time."""
+    """The catalog keys the exercises by section and numbers them by position, 4.5.1, 4.5.2 …:
+    the numbers numbering.py gives the {exercise} blocks of that section's pages, by the
+    section the toc puts the exercises page under (_config.yml writes no number)."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     assert "exercise" not in config["sphinx"]["config"].get("enumerable_prefix", {})
-
-    class Config:
-        enumerable_prefix = {}
-        numfig_format = {}
-        editorial_figure_format = ""
-
-    numbering._section_numbers(None, Config)
-    assert ".".join(str(n) for n in Config.enumerable_prefix["exercise"]) == SECTION
-    assert [ex.id for ex in CATALOG] == [f"{SECTION}.{n}" for n in range(1, len(CATALOG) + 1)]
+    book = Book(ROOT)
+    page = PAGE.relative_to(ROOT).with_suffix("").as_posix()
+    labels = [label for label, _, _ in exercise_blocks(PAGE.read_text(encoding="utf-8"))]
+    sphinx = {page: {"exercise": {label: (i,) for i, label in enumerate(labels, 1)}}}
+    numbered = numbering.labels_by_section(book, sphinx, {})
+    ours = [ex for ex in CATALOG if ex.section == book.of(page).number]
+    assert ours and [ex.label for ex in ours] == labels
+    assert [".".join(map(str, numbered[page, "exercise", ex.label])) for ex in ours] == [ex.id for ex in ours]
+    assert {ex.section for ex in CATALOG} <= {section.number for section in book.sections}
     assert list(EXERCISES) == [ex.id for ex in CATALOG if ex.coding]
     assert CONCEPTUAL and set(CONCEPTUAL) == {ex.id for ex in CATALOG} - set(EXERCISES)
 
@@ -204,7 +205,7 @@ def test_starter_stubs_have_a_chinese_docstring_and_fit_the_code_box():
 
 
 def starter_code_cells():
-    notebook = read_myst_markdown_notebook(STARTER.render(CATALOG))
+    notebook = read_myst_markdown_notebook(STARTER.render(CATALOG, "4.5"))
     return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
@@ -213,29 +214,31 @@ def test_starter_page_has_a_stub_and_a_check_cell_per_coding_exercise():
     assert "from attnbook.exercises import check" in cells[0]
     assert cells[1::2] == [ex.stub.rstrip() for ex in EXERCISES.values()]
     assert cells[2::2] == [f'check("{ex.id}", {ex.answer_name})' for ex in EXERCISES.values()]
-    assert STARTER.render(CATALOG) == STARTER.render(CATALOG)
+    assert STARTER.render(CATALOG, "4.5") == STARTER.render(CATALOG, "4.5")
+    assert STARTER.render(CATALOG, "4.6").count("code-cell") == 1  # a section without exercises: the import alone
 
 
-def test_starter_page_is_rewritten_only_when_it_changes(tmp_path):
-    class App:
-        srcdir = tmp_path
-
-    class Config:
-        external_toc_path = "_toc.yml"
-
-    (tmp_path / "_toc.yml").write_text(f"format: jb-book\nroot: {STARTER.DOCNAME}\n", encoding="utf-8")
-    page = tmp_path / STARTER.PAGE
+def test_each_sections_starter_page_is_rewritten_only_when_it_changes(tmp_path):
+    """The starter is the page named exercises-starter under a section in the toc; a toc
+    without one (a test's small copy) gets nothing written."""
+    for name in ("_config.yml", "manuscript/4.5-attention.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    toc = "format: jb-book\nroot: book/index\nchapters:\n  - file: book/ch04/attention\n    sections:\n      - file: {}\n"
+    app = SimpleNamespace(srcdir=tmp_path)
+    (tmp_path / "_toc.yml").write_text(toc.format("book/ch04/exercises-starter"), encoding="utf-8")
+    page = tmp_path / "book" / "ch04" / "exercises-starter.md"
     page.parent.mkdir(parents=True)
     page.write_text("stale", encoding="utf-8")
-    STARTER.write_page(App, Config)
-    assert page.read_text(encoding="utf-8") == STARTER.render(CATALOG)
+    STARTER.write_pages(app, None)
+    assert page.read_text(encoding="utf-8") == STARTER.render(CATALOG, "4.5")
     written = page.stat().st_mtime_ns
     time.sleep(0.01)
-    STARTER.write_page(App, Config)
+    STARTER.write_pages(SimpleNamespace(srcdir=tmp_path), None)
     assert page.stat().st_mtime_ns == written
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n", encoding="utf-8")
+    (tmp_path / "_toc.yml").write_text(toc.format("book/ch04/other"), encoding="utf-8")
     page.unlink()
-    STARTER.write_page(App, Config)  # a book without the page: nothing written
+    STARTER.write_pages(SimpleNamespace(srcdir=tmp_path), None)  # a book without the page: nothing written
     assert not page.exists()
 
 

@@ -29,7 +29,7 @@ from matplotlib import colormaps
 from PIL import Image
 
 from browsing import ARTIFACTS, fmt, screenshot_problems
-from buildfiles import HTML, SECTION, soup
+from buildfiles import HTML, ATTENTION, soup
 
 pytestmark = pytest.mark.browser
 
@@ -301,9 +301,9 @@ def test_walkthrough_map_shows_the_weights_the_page_printed(server, watch):
 
 
 def test_cross_attention_map_names_decoder_and_encoder_positions(server, watch):
-    sums = [float(v) for v in printed(SECTION, r"每行的总和： \[([\d. ]+)\]").group(1).split()]
+    sums = [float(v) for v in printed(ATTENTION, r"每行的总和： \[([\d. ]+)\]").group(1).split()]
     w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     box = heatmap(w, "fig-cross-table")
     tip, _ = point_at(w, box, 0, 2, 13)
     assert tip["text"].splitlines()[:3] == ["未经训练：还看不出对齐", "解码器位置（查询） 2", "编码器位置（键、值） 13"], tip["text"]
@@ -370,7 +370,7 @@ def test_heatmaps_read_by_keyboard_one_tab_stop_each(server, watch):
 
 def test_heatmap_tap_on_a_phone(server, watch):
     w = watch(viewport=PHONE, has_touch=True, is_mobile=True)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     box = heatmap(w, "fig-cross-table")
     tip, _ = point_at(w, box, 0, 4, 17, how="tap")
     assert "编码器位置（键、值） 17" in tip["text"]
@@ -410,7 +410,7 @@ def test_heatmap_reads_the_same_in_print_and_without_javascript(server, watch, b
 def test_section_screenshots(theme, server, watch):
     """The whole section page in each theme, as the reader sees it once the theme is
     picked: the picture must be in that theme, at the viewport's width."""
-    w = open_in_theme(watch, server, f"{SECTION}.html", theme)
+    w = open_in_theme(watch, server, f"{ATTENTION}.html", theme)
     SHOTS.mkdir(parents=True, exist_ok=True)
     png = w.page.screenshot(path=str(SHOTS / f"section-{theme}.png"), full_page=True)
     problems = screenshot_problems(png, DESKTOP["width"], theme.split("-")[0]) + w.problems()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from browsing import ARTIFACTS, IMAGES_JS, fmt
-from buildfiles import HTML, SECTION, html_pages
+from buildfiles import HTML, ATTENTION, html_pages
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +89,7 @@ FIND_SOFTMAX = ("[...document.querySelectorAll('div.math math')]"
 def test_section_formula_is_one_name_per_operator_and_a_real_root(server, watch):
     """The section page's own formula: softmax and Attention as names, a radical over d_k."""
     w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     found = w.page.evaluate("() => { const math = " + FIND_SOFTMAX + """;
         if (!math) return null;
         return {names: [...math.querySelectorAll('mi')].map((mi) => mi.textContent),
@@ -103,7 +103,7 @@ def test_section_formula_is_one_name_per_operator_and_a_real_root(server, watch)
 
 def test_section_formula_can_be_selected_and_copied(server, watch):
     w = watch(viewport=DESKTOP)
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     copied = w.page.evaluate("() => { const math = " + FIND_SOFTMAX + """;
         const range = document.createRange();
         range.selectNodeContents(math.closest('div.math'));
@@ -121,7 +121,7 @@ def test_formula_screenshots(server, watch):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
         w = watch(viewport=DESKTOP, device_scale_factor=2, color_scheme=scheme)
-        w.open(server.url + f"{SECTION}.html")
+        w.open(server.url + f"{ATTENTION}.html")
         formula = w.page.locator("div.math", has=w.page.locator("mi", has_text="softmax")).first
         formula.scroll_into_view_if_needed()
         formula.screenshot(path=str(ARTIFACTS / f"formula-section-{scheme}.png"))

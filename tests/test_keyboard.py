@@ -20,7 +20,7 @@ import re
 
 import pytest
 
-from buildfiles import SECTION, html_pages, soup
+from buildfiles import ATTENTION, html_pages, soup
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -111,7 +111,7 @@ def tab_through(page, key="Tab") -> dict:
 @pytest.mark.browser
 # Forward, a focused element comes in at the bottom of the window; backward (Shift+Tab) it
 # comes in at the top, where the sticky header is.
-@pytest.mark.parametrize("page,viewport,key", [(SECTION, DESKTOP, "Tab"), (SECTION, PHONE, "Shift+Tab"),
+@pytest.mark.parametrize("page,viewport,key", [(ATTENTION, DESKTOP, "Tab"), (ATTENTION, PHONE, "Shift+Tab"),
                                                (MECHANISM, DESKTOP, "Shift+Tab"), (EXERCISES, PHONE, "Tab")],
                          ids=["section-desktop", "section-phone-back", "mechanism-desktop-back", "exercises-phone"])
 def test_every_control_is_reached_by_tab_and_never_hidden(page, viewport, key, server, watch):
@@ -143,7 +143,7 @@ WATCH_CELLS_JS = """(box) => {
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("page", [SECTION, MECHANISM], ids=["section", "mechanism"])
+@pytest.mark.parametrize("page", [ATTENTION, MECHANISM], ids=["section", "mechanism"])
 def test_every_heatmap_value_is_reached_by_arrow_keys(page, server, watch):
     w = watch(viewport=DESKTOP)
     w.open(server.url + f"{page}.html")

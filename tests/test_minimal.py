@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attnbook
-import manuscript
+import section_texts
 from attnbook import minimal, tf
 from attnbook.toy import train_stack
 
@@ -18,7 +18,7 @@ def test_the_copy_is_the_manuscripts_but_for_its_assert():
     """Line for line the manuscript's class, but the assert, which ``python -O`` strips, is
     the package's check that raises ValueError."""
     copy = inspect.getsource(minimal.MiniMultiHeadAttention).rstrip().splitlines()
-    changed = [line for line in difflib.ndiff(manuscript.layer_class().splitlines(), copy) if line[0] in "+-"]
+    changed = [line for line in difflib.ndiff(section_texts.layer_class().splitlines(), copy) if line[0] in "+-"]
     assert changed == ["-         assert d_model % num_heads == 0",
                        "+         heads(d_model, num_heads)          # 原稿：assert d_model % num_heads == 0"]
 

@@ -20,7 +20,7 @@ import pytest
 
 import attnbook
 from attnbook.exercises import UNFINISHED
-from buildfiles import MEASURED, ROOT, SECTION, executed_pages, soup, text_outputs
+from buildfiles import MEASURED, ROOT, ATTENTION, executed_pages, soup, text_outputs
 from notebooks import DOWNLOADS, VERSIONS_CELL_ID, cell_text, install_requirement, myst_left, run_as_reader
 
 pytestmark = [pytest.mark.book, pytest.mark.notebooks, pytest.mark.slow]
@@ -87,9 +87,9 @@ def test_notebook_myst_check_can_fail():
 
 
 def test_editorial_blocks_are_labelled_editor_in_the_notebook():
-    source = (ROOT / f"{SECTION}.md").read_text(encoding="utf-8")
+    source = (ROOT / f"{ATTENTION}.md").read_text(encoding="utf-8")
     blocks = len(re.findall(r"^:{3,}\{editorial\}", source, re.M))
-    offered = nbformat.read(DOWNLOADS / f"{SECTION}.ipynb", as_version=4)
+    offered = nbformat.read(DOWNLOADS / f"{ATTENTION}.ipynb", as_version=4)
     labelled = sum(len(re.findall(r"^> \*\*编者[^*]*\*\*$", cell.source, re.M))
                    for cell in offered.cells if cell.cell_type == "markdown")
     assert blocks >= 20 and labelled == blocks

@@ -17,7 +17,7 @@ from urllib.parse import quote, unquote, urlsplit
 import pytest
 
 from browsing import IMAGES_JS, fmt
-from buildfiles import BUILD, SECTION
+from buildfiles import BUILD, ATTENTION
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ MATH_JS = """() => [...document.querySelectorAll('math')].filter((m) => !m.close
 
 def test_section_page_from_disk(copy, watch):
     w = watch(viewport=DESKTOP)
-    page = copy / f"{SECTION}.html"
+    page = copy / f"{ATTENTION}.html"
     w.open(page.as_uri())
     images = w.page.evaluate(IMAGES_JS)
     w.page.evaluate(ALL_SHOWN_JS)
@@ -111,6 +111,6 @@ def test_search_from_disk(copy, watch):
     w.page.wait_for_function(
         "() => document.querySelectorAll('#search-results ul.search li > a').length > 0", timeout=30_000)
     hits = w.page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li > a')].map((a) => a.href)")
-    assert any(h.split("#")[0].endswith(f"{SECTION}.html") for h in hits), hits
+    assert any(h.split("#")[0].endswith(f"{ATTENTION}.html") for h in hits), hits
     w.page.wait_for_timeout(500)  # a summary fetch would fail (and log) by now
     assert not w.problems() and not w.failed, w.problems() + w.failed

@@ -24,7 +24,7 @@ import yaml
 from PIL import Image
 from pypdf import PdfReader
 
-import manuscript
+import section_texts
 from buildfiles import BUILD, HTML, ROOT, soup
 
 pytestmark = pytest.mark.pdf
@@ -72,7 +72,7 @@ def pages_text():
 def squeezed(text):
     """Text compared with the manuscript and the site: NFKC, no whitespace, quote marks or
     hyphens (pdftotext joins a word hyphenated at the end of a line)."""
-    return manuscript.normalize(unicodedata.normalize("NFKC", text)).replace("-", "")
+    return section_texts.normalize(unicodedata.normalize("NFKC", text)).replace("-", "")
 
 
 @cache
@@ -142,14 +142,8 @@ def render(page, name):
 # --- text -------------------------------------------------------------------------------
 
 
-def unbox(sentence):
-    for prefix in manuscript.BOX_PREFIXES:
-        sentence = sentence.removeprefix(prefix)
-    return sentence
-
-
 def test_manuscript_prose_is_in_the_text():
-    sentences = [squeezed(unbox(s)) for s in manuscript.prose_sentences()]
+    sentences = [squeezed(s) for section in section_texts.SECTIONS for s in section_texts.prose_sentences(section)]
     missing = [s for s in sentences if s not in book_text()]
     coverage = 1 - len(missing) / len(sentences)
     print(f"manuscript prose sentences found in the PDF text: {coverage:.1%} of {len(sentences)}")

@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup
 
 from book._ext.after import previews
 from book._ext.resolving import glossary_links
-from buildfiles import HTML, ROOT, SECTION, glossary_entries, html_pages, soup
+from buildfiles import HTML, ROOT, ATTENTION, glossary_entries, html_pages, soup
 
 GLOSSARY = "book/glossary"
 DESKTOP = {"width": 1280, "height": 900}
@@ -128,9 +128,9 @@ def test_term_links_sit_in_the_editors_prose_once_per_term(page):
 
 @pytest.mark.book
 def test_the_section_page_links_terms_in_its_editorial_blocks():
-    s = soup(SECTION)
+    s = soup(ATTENTION)
     links = s.select("a.glossary-term-link")
-    assert len(links) >= 8, f"only {len(links)} terms linked on {SECTION}"
+    assert len(links) >= 8, f"only {len(links)} terms linked on {ATTENTION}"
     assert all(a.find_parent(class_="editorial") for a in links)
     assert not s.select(".editorial-title a.glossary-term-link")
 
@@ -185,7 +185,7 @@ TIP_JS = """() => { const t = document.querySelector('#attnbook-preview');
 @pytest.fixture
 def section(server, watch):
     w = watch(viewport=DESKTOP, color_scheme="light")
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     return w
 
 
@@ -245,7 +245,7 @@ def test_an_open_preview_passes_axe_and_is_not_printed(theme, server, watch):
 
     w = watch(viewport=DESKTOP, color_scheme=theme)
     w.page.add_init_script(axe_source())
-    w.open(server.url + f"{SECTION}.html")
+    w.open(server.url + f"{ATTENTION}.html")
     w.page.locator('article a[href*="references.html#"]').first.focus()
     w.page.wait_for_selector(TIP, state="visible")
     w.page.wait_for_function(ANIMATIONS_DONE_JS)
@@ -253,7 +253,7 @@ def test_an_open_preview_passes_axe_and_is_not_printed(theme, server, watch):
         {runOnly: {type: 'tag', values: tags}})).violations.map((v) => ({id: v.id, impact: v.impact,
         help: v.help, nodes: v.nodes.map((n) => ({target: n.target.join(' '), html: n.html,
         summary: n.failureSummary}))}))""", WCAG_TAGS)
-    assert not found, "\n".join(report(found, SECTION, f"preview open, {theme}"))
+    assert not found, "\n".join(report(found, ATTENTION, f"preview open, {theme}"))
     w.page.emulate_media(media="print")
     assert w.page.evaluate(TIP_JS)["display"] == "none", "the preview would be printed"
 

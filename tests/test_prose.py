@@ -24,11 +24,12 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-import manuscript
+import section_texts
 from book._ext.shared.scripts import STATIC
 from terms import term_problems, without_quotes
-from buildfiles import EXECUTED, ROOT, SECTION, executed_pages, html_pages, soup
+from buildfiles import EXECUTED, ROOT, executed_pages, html_pages, soup
 
+SECTION_PAGES = [section.page for section in section_texts.SECTIONS]
 EDITOR_PAGES = ["book/ch04/mechanism", "book/ch04/cost", "book/ch04/exercises", "index", "book/index",
                 "book/glossary", "book/api"]
 GLUED = "⟦值⟧"  # stands for a glued value once the prose is flattened to text
@@ -38,8 +39,12 @@ NOT_PROSE = ["pre", "code", "div.cell_input", "div.cell_output", ".math", "math"
              "style", "dl.py", ".caption-number", "a[href*='references.html']", ".editorial-label"]
 PROSE = ["p", "li", "figcaption", "td", "th", "dd", "dt", "h1", "h2", "h3"]
 
-# Numbers that are names, not values: section, exercise, figure and goal numbers.
-REFERENCE_NUMBERS = [r"b?float(?:16|32|64)", r"int(?:32|64)", r"（\d）", r"编者图\s*4\.5-\d+", r"(?<![\d.])图\s*20", r"练习\s*4\.5\.\d+", r"4\.5(?:\.\d+)?",
+# Numbers that are names, not values: the sections' numbers (and the exercises' and the
+# editor's figures' numbers made from them), the manuscripts' printed figure numbers, goal numbers.
+_NUMBERS = "|".join(re.escape(s.number) for s in section_texts.SECTIONS)
+_FIGURES = "|".join(str(n) for s in section_texts.SECTIONS for n in s.figures) or "$^"
+REFERENCE_NUMBERS = [r"b?float(?:16|32|64)", r"int(?:32|64)", r"（\d）", rf"编者[图表]\s*(?:{_NUMBERS})-\d+",
+                     rf"(?<![\d.])图\s*(?:{_FIGURES})(?!\d)", rf"练习\s*(?:{_NUMBERS})\.\d+", rf"(?:{_NUMBERS})(?:\.\d+)?",
                      r"学习目标\s*\d", r"Python\s*3\.11", r"Keras\s*3", r"O\([^)]*\)", r"[nd]²", r"\d+\s*×\s*\d+"]
 # A number with one of these units is a measurement, whatever the code says.
 UNITS = r"\d+(?:\.\d+)?\s*(?:ms|MiB|GiB|KiB|TiB|%|倍)"
@@ -65,7 +70,7 @@ def editorial_roots(page, html=None):
     whole article of a page the editor wrote."""
     parsed = BeautifulSoup(html, "html.parser") if html is not None else soup(page)
     article = parsed.select_one("article.bd-article") or parsed
-    return article.select(".editorial") if page == SECTION else [article]
+    return article.select(".editorial") if page in SECTION_PAGES else [article]
 
 
 def flatten(root):
@@ -163,7 +168,7 @@ def editorial_sentences(page):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("page", [SECTION, *EDITOR_PAGES])
+@pytest.mark.parametrize("page", [*SECTION_PAGES, *EDITOR_PAGES])
 def test_numbers_in_the_editors_prose_are_glued(page):
     text_sentences, alts = editorial_sentences(page)
     flagged = unglued(page, text_sentences + sentences(alts), code_literals(page), bound_words(page))
@@ -173,7 +178,7 @@ def test_numbers_in_the_editors_prose_are_glued(page):
 @pytest.mark.book
 def test_the_pages_glue_values_into_their_prose():
     counts = {page: sum(len(root.select("span.pasted-text")) for root in editorial_roots(page))
-              for page in [SECTION, *EDITOR_PAGES[:3]]}
+              for page in [*SECTION_PAGES, *EDITOR_PAGES[:3]]}
     print("glued values in the prose:", counts, "total", sum(counts.values()))
     assert all(counts.values()), counts
 
@@ -191,7 +196,7 @@ def test_no_cell_shows_a_glued_value_as_its_result(page):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("page", [SECTION, *EDITOR_PAGES])
+@pytest.mark.parametrize("page", [*SECTION_PAGES, *EDITOR_PAGES])
 def test_alt_texts_state_no_measured_value(page):
     """Alt text cannot hold a glued value, so it only points at the output."""
     _, alts = editorial_sentences(page)
@@ -209,9 +214,9 @@ def quotes(text):
 def misquotes(text_sentences):
     """Quotations that are not the manuscript's words, and sentences that report what the
     manuscript says without quoting it, or give the editor's figure to the author."""
-    source = manuscript.normalize(manuscript.text())
+    sources = [section_texts.normalize(text) for text in section_texts.all_texts()]
     wrong = [f"not in the manuscript: 「{q}」" for s in text_sentences for q in quotes(s)
-             if manuscript.normalize(q) not in source]
+             if not any(section_texts.normalize(q) in source for source in sources)]
     says = re.compile(r"(原稿|正文|作者)[^。！？；「]{0,12}?(说|写道|写着|印着|称|提到|指出|认为)")
     wrong += [f"reports the manuscript without quoting it: {s}" for s in text_sentences
               if says.search(s) and not quotes(s)]
@@ -221,27 +226,11 @@ def misquotes(text_sentences):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("page", [SECTION, *EDITOR_PAGES])
+@pytest.mark.parametrize("page", [*SECTION_PAGES, *EDITOR_PAGES])
 def test_the_editor_quotes_the_manuscript_word_for_word(page):
     text_sentences, _ = editorial_sentences(page)
     wrong = misquotes(text_sentences)
     assert not wrong, f"{page}:\n" + "\n".join(wrong)
-
-
-@pytest.mark.book
-def test_the_listings_output_lines_are_on_the_page():
-    """The manuscript's ``# 输出：…`` lines stand, in its order, in the author's layer (no
-    ``.editorial`` around them, so every view and the PDF show them), each right under the
-    live output of the cell that replaced it."""
-    lines = [line for listing in manuscript.listings() for line in listing.splitlines()
-             if manuscript.OUTPUT_COMMENT.match(line)]
-    assert len(lines) == 3
-    shown = soup(SECTION).select("div.listing-printed-output")
-    assert [manuscript.normalize(block.get_text()) for block in shown] == [manuscript.normalize(l) for l in lines]
-    for block in shown:
-        assert not block.find_parent(class_="editorial"), block
-        before = block.find_previous_sibling()
-        assert before is not None and "cell" in before.get("class", []), (block, before)
 
 
 # --- cross-references ------------------------------------------------------------------------
@@ -276,7 +265,7 @@ def heading_links(parsed, titles):
 @pytest.mark.book
 def test_in_sentence_links_do_not_drop_in_a_whole_heading():
     titles = headings()
-    bad = {page: heading_links(soup(page), titles) for page in [SECTION, *EDITOR_PAGES]}
+    bad = {page: heading_links(soup(page), titles) for page in [*SECTION_PAGES, *EDITOR_PAGES]}
     bad = {page: links for page, links in bad.items() if links}
     assert not bad, bad
 
@@ -285,7 +274,7 @@ def test_in_sentence_links_do_not_drop_in_a_whole_heading():
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("page", [SECTION, *EDITOR_PAGES])
+@pytest.mark.parametrize("page", [*SECTION_PAGES, *EDITOR_PAGES])
 def test_the_editors_prose_uses_the_glossarys_terms(page):
     text_sentences, alts = editorial_sentences(page)
     problems = [(s, term_problems(s)) for s in text_sentences + alts if term_problems(s)]

@@ -10,6 +10,7 @@ import re
 import nbformat
 import pytest
 
+from section_texts import SECTIONS
 from buildfiles import BUILD, EXECUTED, HTML, glossary_entries, html_pages, search_index, soup
 
 pytestmark = pytest.mark.book
@@ -182,10 +183,13 @@ def test_glossary_gives_english_name_and_identifier():
         assert "标识符" in definition, (term, definition)
 
 
-def test_jieba_dictionary_is_the_glossary():
+def test_jieba_dictionary_is_the_glossary_and_the_sections_terms():
+    from book._ext.config.search_terms import section_terms
+
     words = [line.split()[0] for line in
              (BUILD / ".doctrees" / "jieba_userdict.txt").read_text(encoding="utf-8").splitlines()]
-    assert words == [term for term, _ in glossary_entries()]
+    glossary = [term for term, _ in glossary_entries()]
+    assert words == list(dict.fromkeys(glossary + section_terms(SECTIONS)))
 
 
 def test_search_index_keeps_glossary_terms_whole():
@@ -197,6 +201,25 @@ def test_search_index_keeps_glossary_terms_whole():
             docs = data[table].get(term, [])
             found |= {docs} if isinstance(docs, int) else set(docs)
         assert section in found, f"{term} is not indexed whole for the section page"
+
+
+@pytest.mark.parametrize("section", SECTIONS, ids=[s.number for s in SECTIONS])
+def test_search_index_keeps_each_sections_subject_and_headings_whole(section):
+    """A reader who types a section's subject (注意力机制; 图神经网络 for a later one) or a
+    heading's phrase finds that section's page."""
+    from book._ext.config.search_terms import section_terms
+
+    data = search_index()
+    page = data["docnames"].index(section.page)
+    missing = []
+    for term in section_terms([section]):
+        found = set()
+        for table in ("terms", "titleterms"):
+            docs = data[table].get(term, [])
+            found |= {docs} if isinstance(docs, int) else set(docs)
+        if page not in found:
+            missing.append(term)
+    assert not missing, f"not indexed whole for {section.page}: {missing}"
 
 
 def test_bibliography_lists_the_cited_works():

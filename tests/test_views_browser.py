@@ -17,11 +17,11 @@ import re
 
 import pytest
 
-from buildfiles import SECTION
+from buildfiles import ATTENTION
 
 pytestmark = pytest.mark.browser
 
-SECTION_HTML = f"{SECTION}.html"
+ATTENTION_HTML = f"{ATTENTION}.html"
 DESKTOP = {"width": 1280, "height": 800}
 HEIGHT_BUDGET = 2.0
 BLOCKS_BUDGET = 2
@@ -76,7 +76,7 @@ VISIBLE_CODE_JS = """() => [...document.querySelectorAll('article div.cell_input
 
 def test_the_default_view_is_a_lesson_within_its_budgets(server, watch):
     w = watch(viewport=DESKTOP)
-    w.open(server.url + SECTION_HTML)
+    w.open(server.url + ATTENTION_HTML)
     assert w.page.evaluate(VIEW_JS) == "lesson", "fresh storage must give the 原文 + 讲解 view"
     layers = w.page.evaluate(LAYERS_JS)
     assert layers["checks"] >= 5 and layers["checksShown"] == 0, layers
@@ -102,7 +102,7 @@ def test_the_default_view_is_a_lesson_within_its_budgets(server, watch):
 
 def test_three_views_switch_by_keyboard_and_are_remembered(server, watch):
     w = watch(viewport=DESKTOP)
-    w.open(server.url + SECTION_HTML)
+    w.open(server.url + ATTENTION_HTML)
     lesson = w.page.get_by_role("radio", name="原文 + 讲解")
     assert lesson.is_checked(), "the default view's radio is not checked"
     lesson.focus()
@@ -129,7 +129,7 @@ def test_three_views_switch_by_keyboard_and_are_remembered(server, watch):
 
 def test_a_link_to_a_check_opens_it_in_the_default_view(server, watch):
     w = watch(viewport=DESKTOP)
-    w.open(server.url + SECTION_HTML + "#claim-stackable")
+    w.open(server.url + ATTENTION_HTML + "#claim-stackable")
     target = w.page.locator("#claim-stackable")
     assert target.is_visible(), "the ledger's link lands on a hidden cell"
     assert "第 60 步" in target.text_content(), "the linked cell shows no output"
@@ -139,7 +139,7 @@ def test_a_link_to_a_check_opens_it_in_the_default_view(server, watch):
 
 def test_without_javascript_the_checks_are_folded_not_lost(server, watch):
     w = watch(viewport=DESKTOP, java_script_enabled=False)
-    w.open(server.url + SECTION_HTML)
+    w.open(server.url + ATTENTION_HTML)
     assert w.page.locator(".voice-switch").is_hidden(), "a switch that cannot work is shown"
     folded = w.page.locator("details.editorial-check")
     assert folded.count() >= 5

@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import yaml
 
 # Run as a module from the checkout's root (python -m puts the working folder on the path),
 # so that the colophon imports book._ext.reading.execution, by the name the build gives it,
 # and finds the build's execution cache by its key (book/ and tools/ are namespace packages).
+from book._ext.shared.sections import Book as Sections
 from tools.pdfbook import assemble, colophon, contents, document, fonts, toc
 from tools.pdfbook.printing import Printer
 
@@ -34,15 +34,15 @@ MAX_PRINTS = 4
 def build_document():
     """The printable HTML, the contents lines (id, title, level) and the print's fonts
     ({face: TrueType bytes})."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    site = Sections(ROOT)  # the cover's title and byline, as the site's (book/_ext/config/section_list.py)
     book = assemble.Book(HTML, toc.entries(ROOT / "_toc.yml"))
     sections = book.sections()
     items = [(section["id"], title, entry.level) for entry, section, title in sections]
-    parts = [document.cover(config["title"], config["author"]),
+    parts = [document.cover(site.title, site.byline),
              colophon.section(colophon.facts(ROOT, BUILD)),
              contents.section(items), *(str(section) for _, section, _ in sections)]
     subsets = print_fonts(parts, book.assets)
-    return document.render(config["title"], book.assets, parts, fonts.css(subsets)), items, subsets
+    return document.render(site.title, book.assets, parts, fonts.css(subsets)), items, subsets
 
 
 def print_fonts(parts, assets):

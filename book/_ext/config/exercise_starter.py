@@ -1,19 +1,20 @@
-"""Write the starter notebook page from the exercise catalog.
+"""Write each section's starter notebook page from the exercise catalog.
 
-``book/ch04/exercises-starter.md`` is generated, not kept in git: one stub cell and
-one check cell per coding exercise of ``attnbook.exercises.catalog``, in the
-catalog's order. It is written when Sphinx reads its configuration, before
-sphinx-external-toc looks for the pages of the toc, and only when its text changes,
-so an unchanged catalog leaves the file, its cells and their execution cache alone.
-A book whose toc does not list the page (a test's small copy) gets nothing.
+A section's starter (for 4.5, ``book/ch04/exercises-starter.md``) is generated, not kept in
+git: one stub cell and one check cell per coding exercise of that section in
+``attnbook.exercises.catalog``, in the catalog's order. It is the page named
+``exercises-starter`` that the toc lists under the section (``shared.sections``). It is
+written when Sphinx reads its configuration, before sphinx-external-toc looks for the
+pages of the toc, and only when its text changes, so an unchanged catalog leaves the
+file, its cells and their execution cache alone. A book whose toc lists no such page (a
+test's small copy) gets nothing.
 """
 
 from pathlib import Path
 
-from sphinx_external_toc.parsing import parse_toc_yaml
+from book._ext.shared.sections import for_app
 
-DOCNAME = "book/ch04/exercises-starter"
-PAGE = f"{DOCNAME}.md"
+NAME = "exercises-starter"
 
 FRONT_MATTER = """\
 ---
@@ -32,8 +33,7 @@ kernelspec:
 """
 
 INTRODUCTION = """
-(sec-exercises-starter)=
-# 4.5 练习：起步笔记本
+# {section} 练习：起步笔记本
 
 :::{editorial-page}
 这是《{doc}`exercises`》一页里每道编程题的起点：一个骨架单元，加一个检查单元。把骨架写完，运行它下面的检查单元，就知道写得对不对、错在哪里。
@@ -56,28 +56,36 @@ def _cell(source):
     return f"```{{code-cell}} ipython3\n{source.rstrip()}\n```\n"
 
 
-def render(catalog):
-    """The page's text for the exercises of ``catalog``; the same catalog, the same text."""
-    parts = [FRONT_MATTER, INTRODUCTION]
+def render(catalog, section):
+    """The page's text for the exercises of ``catalog`` in ``section``; the same catalog, the same text."""
+    parts = [FRONT_MATTER, INTRODUCTION.replace("{section}", section)]
     for exercise in catalog:
-        if exercise.coding:
+        if exercise.coding and exercise.section == section:
             parts += [f"\n## 练习 {exercise.id}：{exercise.title}\n\n",
                       _cell(exercise.stub), "\n", _cell(exercise.check_call)]
     return "".join(parts)
 
 
-def write_page(app, config):
-    if DOCNAME not in parse_toc_yaml(Path(app.srcdir) / config.external_toc_path):
+def starter_pages(book):
+    """``{docname: section number}`` of the starter pages the toc lists under a section."""
+    return {page: section.number for section in book.sections for page in section.companions
+            if page.rsplit("/", 1)[-1] == NAME}
+
+
+def write_pages(app, config):
+    pages = starter_pages(for_app(app))
+    if not pages:
         return
     from attnbook.exercises.catalog import CATALOG  # imports TensorFlow: only when needed
 
-    path = Path(app.srcdir) / PAGE
-    text = render(CATALOG)
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    for docname, section in pages.items():
+        path = Path(app.srcdir) / f"{docname}.md"
+        text = render(CATALOG, section)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
 
 
 def setup(app):
     # sphinx-external-toc reads the toc at config-inited with priority 900.
-    app.connect("config-inited", write_page, priority=100)
+    app.connect("config-inited", write_pages, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

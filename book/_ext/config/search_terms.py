@@ -1,10 +1,12 @@
-"""Keep the glossary's terms whole in the Chinese search index.
+"""Keep the glossary's terms, and each section's subject and headings, whole in the Chinese search index.
 
 Sphinx splits Chinese text with jieba, whose general vocabulary cuts this book's terms
-apart: 交叉注意力 becomes 交叉 + 注意 + 注意力 and 位置编码 becomes 位置 + 编码, so a
-reader who types the whole term finds nothing indexed under it. This extension reads
-the terms of the glossary page (the source of truth for the book's vocabulary), writes
-them as a jieba user dictionary, and hands that file to the indexer through
+apart: 交叉注意力 becomes 交叉 + 注意 + 注意力 and 位置编码 becomes 位置 + 编码, and a
+section's own subject, 图神经网络, becomes 图 + 神经网络, so a reader who types the whole
+term finds nothing indexed under it. This extension reads the terms of the glossary page
+(the source of truth for the book's vocabulary) and, from the section list, each section's
+subject and the phrases of its title and headings (:func:`section_terms`), writes them
+as a jieba user dictionary, and hands that file to the indexer through
 ``html_search_options['dict']``. jieba still indexes the parts as well, so 注意力 alone
 is found too.
 
@@ -17,11 +19,13 @@ not read again, and those searches found nothing. ``_keep_index_entries`` loads 
 back, and drops those of pages that left the book.
 """
 
+import re
 from pathlib import Path
 
 from sphinx.search import IndexBuilder
 
 from book._ext.shared.glossary import glossary_block
+from book._ext.shared.sections import for_app
 
 # A user-dictionary frequency high enough that jieba never splits the term.
 _FREQUENCY = 100_000
@@ -37,6 +41,18 @@ def glossary_terms(text):
     return [line.strip() for line in lines if line.strip() and not line[0].isspace()]
 
 
+def section_terms(sections):
+    """Each section's subject, then the phrases of its title and headings: the text between
+    its ：, quotes and other punctuation, two characters or more (注意力机制, 让张量互相打分,
+    顺序传递, 手写一个多头注意力层 …)."""
+    terms = []
+    for section in sections:
+        terms.append(section.subject)
+        for line in [section.title, *section.text.headings]:
+            terms += [part for part in re.split(r"[：:，,、“”\"（）()《》\s]+", line) if len(part) >= 2]
+    return list(dict.fromkeys(terms))
+
+
 def write_user_dict(terms, path):
     """Write ``terms`` as a jieba user dictionary: one ``word frequency`` per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +64,8 @@ def write_user_dict(terms, path):
 def _configure(app, config):
     glossary = Path(app.srcdir) / config.search_terms_glossary
     path = Path(app.doctreedir) / "jieba_userdict.txt"
-    write_user_dict(glossary_terms(glossary.read_text(encoding="utf-8")), path)
+    terms = glossary_terms(glossary.read_text(encoding="utf-8")) + section_terms(for_app(app).sections)
+    write_user_dict(list(dict.fromkeys(terms)), path)
     config.html_search_options = {**config.html_search_options, "dict": str(path)}
 
 

@@ -1,20 +1,20 @@
-"""Number figures so that the editor's can never clash with the printed book's.
+"""Number figures, tables, listings and exercises by section, so the editor's never clash with the printed book's.
 
-Section 4.5 is one section of a longer book whose figures are numbered across the
-book: the manuscript's only figure is 图 20, and 图 21 belongs to the next section. So
-the manuscript's figures keep their printed numbers (``manuscript_figures``: label ->
-number) and every other figure, all of them the editor's, is numbered in reading order
-with ``editorial_figure_format`` (编者图 4.5-1, 4.5-2, …), a form no printed number
-takes. With ``numfig_format`` ``"%s"`` for figures, the whole label is the "number".
-Both formats write ``{section}`` where the section number goes.
+Each section is one section of a longer printed book whose figures are numbered across
+the book (4.5's manuscript prints 图 20, and 图 21 belongs to a later section). So a
+manuscript's figures keep their printed numbers: a figure on a section page whose
+caption is a figure line of that section's manuscript (``图 20 注意力打分的信号流``) is
+图 20, whether the editor has drawn it or it still waits in its slot. Every other figure,
+table and listing is the editor's and is numbered in reading order within its section
+(the section page and the pages under it in the toc, ``shared.sections``): 编者图 4.5-1,
+编者表 4.6-2, 编者代码 4.5-1, forms no printed number takes. A page outside every section
+(the preface, an appendix) numbers them without a section: 编者图 1.
 
-Exercises are numbered within the section, as 练习 4.5.1, 4.5.2 and so on, which are
-also the ids the checker takes: ``enumerable_prefix[kind]`` goes in front of Sphinx's
-numbers of that kind. The exercises' prefix is not written in ``_config.yml``: it is
-the exercise catalog's ``SECTION`` (``attnbook.exercises.catalog``, read by
-``shared.checkout.section_number``), the one place the section number is written; the
-figure, table and listing formats take it from there too. The parentheses around
-exercise titles are made full-width: 练习 4.5.1（标题）.
+Exercises are numbered within their section too, 练习 4.5.1, 4.5.2 …, which are the ids
+the checker takes (``attnbook.exercises.catalog`` keys them by the same section). With
+``numfig_format`` ``"%s"`` for figures, tables and listings, the whole label is the
+"number". The parentheses sphinx-exercise puts around an exercise's title are made
+full-width: 练习 4.5.1（标题）.
 """
 
 import copy
@@ -22,18 +22,25 @@ import copy
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from book._ext.shared.checkout import section_number
+from book._ext.shared.env import PageStores
+from book._ext.shared.sections import for_app
 
+EDITORIAL = {"figure": "编者图", "table": "编者表", "code-block": "编者代码"}
 _FULL_WIDTH = {" (": "（", ")": "）"}
 
 
-def _section_numbers(app, config):
-    """Put the catalog's SECTION into the number formats and the exercises' prefix."""
-    section = section_number()
-    config.numfig_format = {kind: fmt.replace("{section}", section) for kind, fmt in config.numfig_format.items()}
-    config.editorial_figure_format = config.editorial_figure_format.replace("{section}", section)
-    if "exercise" not in config.enumerable_prefix:
-        config.enumerable_prefix = {**config.enumerable_prefix, "exercise": [int(n) for n in section.split(".")]}
+class FigureCaptions(PageStores):
+    """Per page, ``{figure id: caption text}``: which figures are the manuscript's."""
+
+    STORES = ("figure_captions",)
+
+    def process_doc(self, app, doctree):
+        captions = {}
+        for figure in doctree.findall(nodes.figure):
+            caption = next(iter(figure.findall(nodes.caption)), None)
+            for node_id in figure["ids"]:
+                captions[node_id] = caption.astext().strip() if caption else ""
+        self.stores(app.env).figure_captions[app.env.docname] = captions
 
 
 def _sphinx_numbers_back(app, env):
@@ -50,29 +57,37 @@ def _sphinx_numbers_back(app, env):
 def _renumber(app, env):
     """Relabel Sphinx's numbers; return the pages whose labels changed."""
     env.sphinx_fignumbers = copy.deepcopy(env.toc_fignumbers)
-    _renumber_figures(env, app.config.manuscript_figures, app.config.editorial_figure_format)
-    prefixes = {kind: tuple(prefix) for kind, prefix in app.config.enumerable_prefix.items()}
-    for fignumbers in env.toc_fignumbers.values():
-        for kind, prefix in prefixes.items():
-            for node_id, number in fignumbers.get(kind, {}).items():
-                fignumbers[kind][node_id] = prefix + number
+    labels = labels_by_section(for_app(app), env.toc_fignumbers, FigureCaptions.stores(env).figure_captions)
+    for (docname, kind, node_id), label in labels.items():
+        env.toc_fignumbers[docname][kind][node_id] = label
     before = getattr(env, "labelled_fignumbers", {})
     return sorted(doc for doc, numbers in env.toc_fignumbers.items() if numbers != before.get(doc))
 
 
-def _renumber_figures(env, manuscript, editorial_format):
-    """Printed numbers for the manuscript's figures, 编者图 numbers for the rest."""
-    figures = sorted((number, docname, figure_id)
-                     for docname, fignumbers in env.toc_fignumbers.items()
-                     for figure_id, number in fignumbers.get("figure", {}).items())
-    editorial = 0
-    for _, docname, figure_id in figures:
-        if figure_id in manuscript:
-            label = f"图 {manuscript[figure_id]}"
+def labels_by_section(book, fignumbers, captions):
+    """``{(docname, kind, id): number}``: Sphinx's book-wide numbers (``fignumbers``, as in
+    ``env.toc_fignumbers``) counted again within each section."""
+    ordered = sorted((kind, number, docname, node_id)
+                     for docname, kinds in fignumbers.items()
+                     for kind, numbers in kinds.items() if kind in (*EDITORIAL, "exercise")
+                     for node_id, number in numbers.items())
+    counts, labels = {}, {}
+    for kind, number, docname, node_id in ordered:
+        section = book.of(docname)
+        printed = section and docname == section.page and \
+            {c: n for n, c in section.figures.items()}.get(captions.get(docname, {}).get(node_id))
+        if kind == "figure" and printed:
+            labels[docname, kind, node_id] = (f"图 {printed}",)
+            continue
+        key = (kind, section.number if section else "")
+        counts[key] = counts.get(key, 0) + 1
+        n = counts[key]
+        if kind == "exercise":
+            labels[docname, kind, node_id] = (*map(int, section.number.split(".")), n) if section else number
         else:
-            editorial += 1
-            label = editorial_format.format(editorial)
-        env.toc_fignumbers[docname]["figure"][figure_id] = (label,)
+            labels[docname, kind, node_id] = (f"{EDITORIAL[kind]} {section.number}-{n}" if section
+                                              else f"{EDITORIAL[kind]} {n}",)
+    return labels
 
 
 class FullWidthExerciseTitles(SphinxPostTransform):
@@ -94,10 +109,7 @@ class FullWidthExerciseTitles(SphinxPostTransform):
 
 
 def setup(app):
-    app.add_config_value("manuscript_figures", {}, "env", types=[dict])
-    app.add_config_value("editorial_figure_format", "编者图 {}", "env", types=[str])
-    app.add_config_value("enumerable_prefix", {}, "env", types=[dict])
-    app.connect("config-inited", _section_numbers)
+    app.add_env_collector(FigureCaptions)
     # Sphinx assigns the numbers in its own env-get-updated handler (priority 500).
     app.connect("env-get-updated", _sphinx_numbers_back, priority=400)
     app.connect("env-get-updated", _renumber, priority=900)

@@ -58,11 +58,12 @@ from docutils.statemachine import StringList
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from book._ext.shared.checkout import UNKNOWN, commit_facts, section_number
-from book._ext.shared.claim_checks import Verdict, evaluate_all, load_claims
+from book._ext.shared.checkout import UNKNOWN, commit_facts
+from book._ext.shared.claim_checks import Verdict, claim_sections, evaluate_all, load_claims
 from book._ext.shared.claim_tests import MarkedTests, test_backings
 from book._ext.shared.env import PageStores
 from book._ext.shared.nodes import ancestors, internal_ref
+from book._ext.shared.sections import for_app
 from book._ext.shared.translators import wrap_html_translators
 
 logger = logging.getLogger(__name__)
@@ -169,6 +170,9 @@ def _check_consistency(app, env):
     if not path.is_file():
         return
     claims = load_claims(path)
+    sections = for_app(app).sections
+    for message in claim_sections(claims, sections)[1] if sections else ():
+        logger.warning(f"claims ledger: {message}", type="claims", location=_claim_location(path, message))
     values, errors = recorded_values(env)
     verdicts, check_errors = evaluate_all(claims, values, _test_outcomes(app))
     # plain dicts: the environment is pickled between builds
@@ -241,6 +245,19 @@ def _test_outcomes(app):
 # --- the ledger -----------------------------------------------------------------------
 
 
+def numbered(claims, sections):
+    """``[(number, claim)]`` in the sections' order, then the order of claims.yml: 1, 2, …
+    while the book has one section, 4.5-1, 4.6-1, … once it has several."""
+    owners = claim_sections(claims, sections)[0]
+    order = [s.number for s in sections]
+    rows, counts = [], {}
+    for claim in sorted(claims, key=lambda c: order.index(owners[c["id"]]) if c["id"] in owners else len(order)):
+        section = owners.get(claim["id"], "")
+        counts[section] = counts.get(section, 0) + 1
+        rows.append((str(counts[section]) if len(sections) <= 1 else f"{section}-{counts[section]}", claim))
+    return rows
+
+
 class ClaimsLedgerDirective(SphinxDirective):
     def run(self):
         config = self.env.config
@@ -257,9 +274,9 @@ class ClaimsLedgerDirective(SphinxDirective):
         head += _row([nodes.Text(title) for title, _, _ in COLUMNS], head=True)
         group += head
         body = nodes.tbody()
-        for number, claim in enumerate(load_claims(path), start=1):
+        for number, claim in numbered(load_claims(path), for_app(self.env.app).sections):
             body += _row([
-                nodes.Text(str(number)),
+                nodes.Text(number),
                 self._claim_cell(claim),
                 ledger_slot(claim_id=claim["id"], part="values"),
                 ledger_slot(claim_id=claim["id"], part="verdict"),
@@ -486,7 +503,7 @@ def _links(app, fromdocname, backing, verdict_tests=""):
         kind = {"correction": "更正", "qualifies": "限定", "checks": "核对"}[note.get("kind") or "qualifies"]
         items.append(internal_ref(app, fromdocname, docname, note["id"], f"编者注（{kind}）：{note['title']}"))
     for docname, anchor in backing.get("cell", []):
-        items.append(internal_ref(app, fromdocname, docname, anchor, f"{_page_name(app.env, docname)}中的单元格"))
+        items.append(internal_ref(app, fromdocname, docname, anchor, f"{_page_name(app, docname)}中的单元格"))
     repo = app.config.html_theme_options.get("repository_url", "").rstrip("/")
     revision = _source_revision(app.srcdir)
     tests = backing.get("test", [])
@@ -511,11 +528,14 @@ def _source_revision(srcdir):
     return "main" if commit == UNKNOWN or commit.endswith("-dirty") else commit
 
 
-def _page_name(env, docname):
-    """正文 for the author's page, else the title without its number: 《成本账，实测》."""
-    if getattr(env, "editorial_docs", {}).get(docname) == "blocks":
-        return "正文"
-    return "《" + re.sub(rf"^{re.escape(section_number())}\s*(的延伸：)?", "", env.titles[docname].astext()) + "》"
+def _page_name(app, docname):
+    """正文 for a section page (第 4.6 节正文 once the book has several), else the title
+    without its section number: 《成本账，实测》."""
+    book = for_app(app)
+    section = book.of(docname)
+    if section and docname == section.page:
+        return "正文" if len(book.sections) == 1 else f"第 {section.number} 节正文"
+    return "《" + re.sub(r"^\d+(\.\d+)+\s*(的延伸：)?", "", app.env.titles[docname].astext()) + "》"
 
 
 def setup(app):

@@ -1,5 +1,5 @@
-"""What this checkout is: its commit, the companion package's version and section number,
-a digest of files, and where the repository's site is published.
+"""What this checkout is: its commit, the companion package's version, a digest of files,
+and where the repository's site is published.
 
 The citation of a page (``writing/cite_section``), the ledger's links to a test's lines
 (``resolving/claims``) and the PDF's colophon (tools/pdfbook/colophon.py) name the same
@@ -9,10 +9,8 @@ downloaded notebooks (``writing/notebook_download``) link to the same site. None
 imports Sphinx.
 """
 
-import ast
 import hashlib
 import importlib.metadata
-import importlib.util
 import sys
 import re
 import subprocess
@@ -20,18 +18,6 @@ import tomllib
 from pathlib import Path
 
 UNKNOWN = "未知"  # a fact this checkout cannot tell (no git, no version)
-
-def section_number():
-    """``SECTION`` of ``attnbook.exercises.catalog``, the one place the section number is
-    written (``"4.5"``), read from its source: importing the catalog imports TensorFlow,
-    which a build of pages that run no package code does not need otherwise."""
-    package = Path(importlib.util.find_spec("attnbook").submodule_search_locations[0])
-    catalog = package / "exercises" / "catalog.py"
-    for node in ast.parse(catalog.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["SECTION"]:
-            return ast.literal_eval(node.value)
-    raise ValueError(f"{catalog} assigns no SECTION")
-
 
 # Left out of every digest: caches and build outputs, wherever they are.
 SKIP_PARTS = {"__pycache__", "build", "dist", ".pytest_cache"}

@@ -33,6 +33,27 @@ def load_claims(path):
     return claims
 
 
+def claim_sections(claims, sections):
+    """``({claim id: section number}, [errors])``: each claim belongs to the section whose
+    manuscript holds its quote word for word (``section:`` names it where several do). A
+    claim that no section's manuscript quotes, or that names a section which does not, is an
+    error that names the claim."""
+    found, errors = {}, []
+    for claim in claims:
+        holders = [s.number for s in sections if claim["quote"] in s.text.source]
+        named = str(claim["section"]) if "section" in claim else None
+        if named is not None and named not in holders:
+            errors.append(f"claim {claim['id']!r}: section {named}'s manuscript does not have its quote "
+                          f"「{claim['quote']}」")
+        elif named is None and len(holders) != 1:
+            errors.append(f"claim {claim['id']!r}: its quote 「{claim['quote']}」 is in "
+                          + (f"the manuscripts of {', '.join(holders)}: say which with section:" if holders
+                             else "no section's manuscript: the author revised it, so quote the new words"))
+        else:
+            found[claim["id"]] = named or holders[0]
+    return found, errors
+
+
 # --- the check language ---------------------------------------------------------------
 
 

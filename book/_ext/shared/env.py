@@ -6,7 +6,7 @@ from sphinx.environment.collectors import EnvironmentCollector
 class PageStores(EnvironmentCollector):
     """A collector whose data is one dict per name of ``STORES``, keyed by docname: a page
     read again loses its entries, and parallel reads merge them. Once any page is read
-    again, the pages in the store ``REREAD`` (those that list every page's data) are too."""
+    again, the pages in the store ``REREAD`` (those that list every page's data), if any, are too."""
 
     STORES = ()
     REREAD = None
@@ -31,4 +31,6 @@ class PageStores(EnvironmentCollector):
                 getattr(self.stores(env), store)[docname] = getattr(other, store)[docname]
 
     def get_outdated_docs(self, app, env, added, changed, removed):
-        return sorted(getattr(self.stores(env), self.REREAD)) if (added or changed or removed) else []
+        if self.REREAD is None or not (added or changed or removed):
+            return []
+        return sorted(getattr(self.stores(env), self.REREAD))

@@ -1,12 +1,12 @@
-"""练习目录：第 4.5 节每道练习的唯一来源。
+"""练习目录：书里每道练习的唯一来源，按节分组。
 
 每道练习在这里写一次：练习页里 ``{exercise}`` 块的标签、标题、题型、要提交的函数
 或类、起步骨架的文档字符串，以及检查它的检查器（``checkers`` 子包里的 ``Checker``
 对象本身）。思考题的列表、起步笔记本的骨架和测试里的编号都由它导出。
 
-编号不写在这里，而由位置决定：第 n 道是 4.5.n。节号 ``SECTION`` 只写在这里一次：
-书里 Sphinx 给练习块编号时用的前缀也取自它（见 ``book/_ext/reading/numbering.py``），
-并按练习块出现的顺序编号；测试核对目录与练习页的顺序一致，所以两边的编号不会分叉。
+编号不写在这里，而由位置决定：某一节的第 n 道是“节号.n”，例如 4.5.2。书里 Sphinx
+也按练习块在这一节各页里出现的顺序、以这一节的节号编号（见
+``book/_ext/reading/numbering.py``）；测试核对目录与练习页的顺序一致，所以两边的编号不会分叉。
 """
 
 import dataclasses
@@ -14,10 +14,6 @@ import dataclasses
 from . import _messages as say
 from ._cases import Checker
 from .checkers import attention, cost, heads, layers, linear, masks
-
-#: 本节的节号：练习编号 4.5.1、4.5.2……的前缀，书里练习块的编号也取自它。
-SECTION = "4.5"
-
 
 @dataclasses.dataclass(frozen=True)
 class Exercise:
@@ -31,7 +27,7 @@ class Exercise:
         signature: 要提交的函数或类的调用形式，如 ``"split_heads(x, num_heads)"``。
         doc: 起步骨架里的一行文档字符串。
         checker: 检查它的 ``Checker``；思考题为 None。
-        id: 练习编号，如 ``"4.5.2"``，由在目录里的位置决定。
+        id: 练习编号，如 ``"4.5.2"``，由在这一节目录里的位置决定。
     """
 
     label: str
@@ -41,6 +37,11 @@ class Exercise:
     doc: str = ""
     checker: Checker = None
     id: str = ""
+
+    @property
+    def section(self):
+        """所属的节，如 ``"4.5"``。"""
+        return self.id.rsplit(".", 1)[0]
 
     @property
     def coding(self):
@@ -71,7 +72,7 @@ class Exercise:
         return f'check("{self.id}", {self.answer_name})'
 
 
-_ENTRIES = (
+_ATTENTION = (
     Exercise("ex-shapes", "预测每一步的形状",
              signature="attention_shapes(batch, n_q, n_k, d_model, num_heads)",
              doc="返回 dict：query、key、value、scores、output 各自的形状（整数元组）。",
@@ -121,8 +122,11 @@ _ENTRIES = (
              checker=linear.LINEAR),
 )
 
-#: 全部练习，按练习页里的顺序；第 n 道的编号是 ``4.5.n``。
-CATALOG = tuple(dataclasses.replace(ex, id=f"{SECTION}.{n}") for n, ex in enumerate(_ENTRIES, 1))
+#: 每一节的练习，按练习页里的顺序：节号 -> 这一节的目录项。
+_BY_SECTION = {"4.5": _ATTENTION}
+#: 全部练习，按节、再按练习页里的顺序；一节的第 n 道编号是“节号.n”，如 ``4.5.2``。
+CATALOG = tuple(dataclasses.replace(ex, id=f"{section}.{n}")
+                for section, entries in _BY_SECTION.items() for n, ex in enumerate(entries, 1))
 #: 编程题：编号 -> :class:`Exercise`。
 EXERCISES = {ex.id: ex for ex in CATALOG if ex.coding}
 #: 思考题的编号（书里讨论，没有检查器）。
