@@ -573,6 +573,26 @@ def test_the_build_turns_every_undecidable_check_into_a_warning(tmp_path, monkey
     assert env.claim_verdicts["a"] is None and env.claim_verdicts["b"]["kind"] == "holds"
 
 
+def test_the_build_names_a_claim_whose_quote_the_manuscript_no_longer_has(tmp_path, monkeypatch):
+    """An author's revision that drops a quoted sentence fails the build (a warning under -W)
+    that names the claim; so does a quote that several sections' manuscripts have."""
+    for name in ("_config.yml", "_toc.yml", "manuscript/4.5-attention.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "claims.yml").write_text(
+        "- id: kept\n  quote: 一百万对的打分表\n  unsourced: true\n  reason: r\n"
+        "- id: dropped\n  quote: 一千万对的打分表\n  unsourced: true\n  reason: r\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    warnings = []
+    monkeypatch.setattr(claims_ext.logger, "warning", lambda message, **kw: warnings.append(message))
+    env = _Env(srcdir=str(tmp_path), claim_cells={}, claim_pages={}, claim_values={})
+    app = SimpleNamespace(env=env, srcdir=str(tmp_path), config=SimpleNamespace(
+        claims_file="claims.yml", claims_tests="tests", claims_run_tests=False))
+    claims_ext._check_consistency(app, env)
+    named = [w for w in warnings if "quote" in w]
+    assert len(named) == 1 and "'dropped'" in named[0] and "一千万对的打分表" in named[0], warnings
+
+
 # --- where a long name in the ledger may wrap --------------------------------------------
 
 

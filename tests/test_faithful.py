@@ -179,13 +179,15 @@ def test_every_listing_ran_and_one_that_printed_prints_live_output(section):
 @BY_SECTION
 def test_the_printed_outputs_stand_under_the_live_ones(section):
     """The manuscript's ``# 输出：…`` comments, in its order, in the author's layer (every view
-    and the PDF show them), each right under the live output of its listing's cell."""
+    and the PDF show them), right under the live output of their listing's cell (a listing
+    that printed twice: both, one after the other), each labelled as what the manuscript printed."""
     shown = soup(section.page).select("div.listing-printed-output")
     wanted = [text for block in section.text.listings for text in block.outputs]
     assert [normalize(block.get_text()) for block in shown] == [normalize(text) for text in wanted]
     for block in shown:
         assert not block.find_parent(class_="editorial"), block
-        before = block.find_previous_sibling(lambda tag: "printed-output-label" not in tag.get("class", []))
+        before = block.find_previous_sibling(lambda tag: not {"printed-output-label", "listing-printed-output"}
+                                             & set(tag.get("class", [])))
         assert before is not None and "cell" in before.get("class", []) and before.select_one(".cell_output"), block
     assert all(re.search(r"原稿印的输出", b.find_previous_sibling().get_text()) for b in shown)
 

@@ -1,9 +1,9 @@
-"""attnbook：第 4.5 节“注意力机制：让张量互相打分”的配套代码。
+"""attnbook：这本可执行教程的配套代码，书里各节展示、读者在练习里导入的就是它。
 
 导入本包时会加载 TensorFlow，并滤掉它启动时打印的那几行日志（见 ``attnbook._tf``）。
-下面这些名字是正文与练习最常用的，都可以直接从顶层导入：缩放点积注意力与多头注意力层
-（``attnbook.attention``），掩码（``attnbook.masks``），以及不存完整打分表的三种注意力
-变体（``attnbook.efficient``）。
+下面这些名字是第 4.5 节（注意力机制）的正文与练习最常用的，都可以直接从顶层导入：
+缩放点积注意力与多头注意力层（``attnbook.attention``），掩码（``attnbook.masks``），
+以及不存完整打分表的三种注意力变体（``attnbook.efficient``）。
 """
 
 import importlib.metadata

@@ -38,7 +38,7 @@ def _positive(text):
 
 
 def _parser():
-    parser = _Parser(prog="python -m attnbook.exercises", description="检查第 4.5 节练习的答案。")
+    parser = _Parser(prog="python -m attnbook.exercises", description="检查本书练习的答案。")
     parser.add_argument("exercise_id", nargs="?", help="练习编号，例如 4.5.2")
     parser.add_argument("path", nargs="?", help="答案所在的 .py 文件")
     parser.add_argument("--name", help="要检查的函数或类名（默认是练习要求的名字）")
