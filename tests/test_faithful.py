@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 import section_texts
-from book._ext.reading.next_section import next_sentence
+from book._ext.shared.sections import next_sentence
 from buildfiles import EXECUTED, ROOT, chapter_pages, soup
 from section_texts import BOOK, SECTIONS, normalize
 from tools.page import myst

@@ -42,6 +42,9 @@ class FakePage(markdown.Page):
     def figure_number(self, name):
         return {"fig-a": "图 20"}.get(name)
 
+    def next_section(self):
+        return "本站的下一节是《{ref}`sec-next`》。"
+
 
 def convert(source, page=None, outputs=()):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(textwrap.dedent(source), id="m1")])
@@ -218,6 +221,13 @@ def test_a_check_cell_inside_a_solution_splits_the_fold():
         "<details>\n<summary>解答：练习 4.5.1（第一题）</summary>\n\n答案。\n\n</details>", "check()",
         "<details>\n<summary>解答：练习 4.5.1（第一题）（续）</summary>\n\n还有。\n\n</details>\n\n下一题。",
         "再下一题。"]
+
+
+def test_a_figure_slot_and_the_closing_pointer_say_what_the_page_says():
+    assert only_markdown(":::{manuscript-figure} 图 21 消息传递\n:::\n") == \
+        f"> **编者**\n>\n> {markdown.WAITING}\n\n*图 21 消息传递*"
+    text = only_markdown("::::{editorial}\n:::{next-section}\n去做练习。\n:::\n::::\n")
+    assert f"> 本站的下一节是《[SEC-NEXT]({SITE}#sec-next)》。去做练习。" in text
 
 
 def test_unknown_directives_keep_only_their_content():

@@ -12,11 +12,10 @@ import pytest
 
 from book._ext.config.search_terms import section_terms
 from book._ext.config.section_list import substitutions
-from book._ext.reading.next_section import next_sentence
 from book._ext.reading.numbering import labels_by_section
 from book._ext.shared import manuscript
 from book._ext.shared.claim_checks import claim_sections
-from book._ext.shared.sections import Book, number_key
+from book._ext.shared.sections import Book, next_sentence, number_key
 from buildfiles import ROOT
 from tools.page import toc
 

@@ -14,10 +14,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from book._ext.reading.editorial import label
-from book._ext.shared.manuscript import FIGURE, FIGURE_SLOT, PRINTED_OUTPUT
-
-PRINTED_LABEL = "原稿印的输出（上面是本次构建的真实输出）"
-WAITING = "原稿在这里有一张图，编者还没有画出来：这里先留着它的位置和图题。"
+from book._ext.shared.manuscript import FIGURE, FIGURE_SLOT, PRINTED_LABEL, PRINTED_OUTPUT, WAITING
 
 
 class ManuscriptFigure(SphinxDirective):

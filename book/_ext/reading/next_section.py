@@ -10,16 +10,7 @@ content follows. So the closing note stays true as sections are added.
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from book._ext.shared.sections import for_app, numbers
-
-
-def next_sentence(book, docname):
-    """The sentence for the page ``docname``: a MyST link to the next section, or where the site ends."""
-    section = book.of(docname)
-    later = book.sections[book.sections.index(section) + 1:] if section else ()
-    if later:
-        return f"本站的下一节是《{{ref}}`{later[0].label}`》。"
-    return f"下一节不在本站：这个网站只收录第 {numbers(book.sections)} 节。"
+from book._ext.shared.sections import for_app, next_sentence
 
 
 class NextSection(SphinxDirective):

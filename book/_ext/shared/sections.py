@@ -198,6 +198,16 @@ def numbers(sections):
     return "、".join(section.number for section in sections)
 
 
+def next_sentence(book, docname):
+    """Where the reader of the section page ``docname`` goes next, as a MyST sentence: the next
+    section the site has (a link to its page), or that the site has no next one and which it has."""
+    section = book.of(docname)
+    later = book.sections[book.sections.index(section) + 1:] if section else ()
+    if later:
+        return f"本站的下一节是《{{ref}}`{later[0].label}`》。"
+    return f"下一节不在本站：这个网站只收录第 {numbers(book.sections)} 节。"
+
+
 def for_app(app):
     """The :class:`Book` of a Sphinx application's source folder, read once per build."""
     if getattr(app, "book_sections", None) is None:

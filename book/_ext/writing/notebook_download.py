@@ -40,6 +40,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util.nodes import split_explicit_title
 
 from book._ext.shared.checkout import site_url
+from book._ext.shared.sections import for_app, next_sentence
 from book._ext.writing import notebook_markdown
 
 VERSIONS_CELL_ID = "attnbook-versions"
@@ -159,6 +160,9 @@ class BuiltPage(notebook_markdown.Page):
     def figure_number(self, name):
         resolved = self._resolve("std", "numref", name.lower(), name, explicit=False)
         return resolved.astext().strip() if resolved is not None else None
+
+    def next_section(self):
+        return next_sentence(for_app(self.app), self.docname)
 
     def link(self, target):
         path, _, anchor = target.partition("#")

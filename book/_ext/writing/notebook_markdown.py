@@ -46,6 +46,8 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
+from book._ext.shared.manuscript import FIGURE_SLOT, WAITING
+
 EXTENSIONS = {"amsmath", "colon_fence", "deflist", "dollarmath", "substitution"}  # as in _config.yml
 EDITORIAL = {"editorial", "editorial-page"}
 EDITOR = "编者"
@@ -72,7 +74,8 @@ class Page:
     * ``role(name, text)``: a role as Markdown, or None when the page has no answer for it;
     * ``exercise_title(label)``: '练习 4.5.1（标题）' for an exercise's label, or None;
     * ``link(target)``: the URL of a relative link ``target`` (a path in the sources), or None;
-    * ``figure_number(name)``: '图 20' for the figure named ``name``, or None.
+    * ``figure_number(name)``: '图 20' for the figure named ``name``, or None;
+    * ``next_section()``: the MyST sentence ``{next-section}`` opens with on this page.
     """
 
 
@@ -367,6 +370,10 @@ def _directive(name, arg, options, content, context):
     if name in ("figure", "image"):
         url = page.link(arg) or arg
         return [f"![{options.get('alt', '')}]({url})"] + inner
+    if name == FIGURE_SLOT:
+        return _quoted([WAITING], EDITOR) + [f"*{_inline(arg, page)}*"]
+    if name == "next-section":
+        return render(page.next_section() + content, context)
     return inner
 
 
