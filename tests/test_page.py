@@ -126,6 +126,23 @@ def test_a_new_page_reads_back_as_its_manuscript():
     assert page.count("# 4.6 ") == 1
 
 
+@pytest.mark.slow
+def test_a_converted_manuscript_runs_and_its_listings_print_live_output(tmp_path):
+    """The page `make page` writes runs top to bottom in a fresh kernel, the second listing
+    on the first one's names, and each listing whose manuscript printed an output prints."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from notebooks import cell_text, run_as_reader
+
+    text = manuscript.read(GRAPHS)
+    nb = run_as_reader(read_myst_markdown_notebook(render.page(text, "sec-graphs")), tmp_path, sys.executable)
+    cells = [c for c in nb.cells if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])]
+    assert [c.source for c in cells] == [b.runnable for b in text.listings]
+    for cell, block in zip(cells, text.listings):
+        assert not [o for o in cell.outputs if o.get("name") == "stderr"], cell.outputs
+        assert bool(cell_text(cell).strip()) == bool(block.outputs), (block.line, cell_text(cell))
+    assert "(4, 3)" in cell_text(cells[1])
+
+
 # --- make page ---------------------------------------------------------------------------
 
 
