@@ -97,7 +97,8 @@ class MiniMultiHeadAttention(keras.layers.Layer):
 
     参数相同时，它与 ``keras.layers.MultiHeadAttention`` 的结果在 float32
     舍入之内一致，那一层取 ``key_dim=depth``。这由仓库里的测试
-    ``tests/test_keras.py`` 核对，本站的页面上没有展示这项比较。
+    ``tests/test_attention.py::test_matches_keras_multi_head_attention``
+    核对，本站的页面上没有展示这项比较。
     参数或输入不合法时抛出 ``ValueError``。
     """
 
