@@ -81,7 +81,7 @@ def _attend(query, key, value, mask=None):
 
 @keras.saving.register_keras_serializable(package="attnbook")
 class MiniMultiHeadAttention(keras.layers.Layer):
-    """多头缩放点积注意力层：在最小实现之上加了交叉注意力、掩码与输入检查。
+    """配套包的扩展层：在原稿的最小层之上加了交叉注意力、掩码与输入检查。
 
     ``d_model`` 须能被 ``num_heads`` 整除，每头维度 ``depth`` 是二者之商。
 
