@@ -352,14 +352,18 @@ DIRECT = {"score_graph_matmul_ops": 1, "walkthrough_score_count": 128, "walkthro
           "reach_positions": 64, "reach_near": [1, 8], "reach_far": [32, 63],
           "reach_near_attention": 0.086, "reach_far_attention": 0.067, "reach_ratio_attention": 0.78,
           "reach_near_rnn": 0.42, "reach_far_rnn": 9.3e-9, "reach_ratio_rnn": 2.2e-8, "reach_draws": 8,
-          "reach_ratio_attention_min": 0.45, "reach_ratio_attention_max": 3.1, "reach_ratio_attention_median": 1.1}
+          "reach_ratio_attention_min": 0.45, "reach_ratio_attention_max": 3.1, "reach_ratio_attention_median": 1.1,
+          "order_gap_plain": 2.4e-7, "order_gap_positioned": 1.7}
 
 
 def test_the_direct_path_verdict_reads_the_gradient_and_its_rnn_control():
-    """"直达" from the structure; "不再产生衰减" from ‖∂y_t/∂x_0‖ far against near, measured
-    on the mechanism page, with an RNN beside it that shows the measurement can see decay."""
+    """"直达" from the structure; "不再产生衰减" from the layer having no positions (shuffling
+    the input's positions only shuffles the output; a positional encoding, the control,
+    breaks that), shown by ‖∂y_t/∂x_0‖ far against near, with an RNN beside it that shows
+    the measurement can see decay. Decided by the code, and labelled so."""
     direct = verdict("direct-path", **DIRECT)
-    assert direct.kind == "holds"
+    assert direct.kind == "holds" and direct.label == "成立（由代码决定）"
+    assert "由代码决定：" in direct.reason and "不是另一次独立的测量" in direct.reason
     assert "相距 32–63 的输出上引起的变化平均是相距 1–8 时的 0.78 倍" in direct.reason
     assert "2.2e-08" in direct.reason and "量不出" not in direct.reason
     decaying = verdict("direct-path", **dict(DIRECT, reach_ratio_attention_median=0.2))
@@ -370,6 +374,13 @@ def test_the_direct_path_verdict_reads_the_gradient_and_its_rnn_control():
     stepwise = verdict("direct-path", **dict(DIRECT, score_graph_matmul_ops=8))
     assert stepwise.kind == "fails" and "不是由同一个矩阵乘法一次算出的（打分图里的矩阵乘法算子 8 个）" in stepwise.reason
     assert "ALiBi" in direct.reason   # the scope: attention without a positional bias
+    # A layer with a distance penalty (ALiBi with slope 0.01) keeps far reach above half the
+    # near reach, which the gradient's threshold lets through; its shuffled output is not
+    # the output shuffled, and the row is no longer 成立.
+    penalised = verdict("direct-path", **dict(DIRECT, order_gap_plain=0.3, reach_ratio_attention_median=0.66))
+    assert penalised.kind == "partly" and "它带着位置信息" in penalised.reason
+    blind_order = verdict("direct-path", **dict(DIRECT, order_gap_positioned=1e-7))
+    assert blind_order.kind == "partly" and "分不出层里有没有位置信息" in blind_order.reason
 
 
 VARIANTS = dict(QUADRATIC, variant_time_segments_full=[2.18, 2.13], variant_memory_segments_full=[1.95, 1.97],
