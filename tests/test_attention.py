@@ -125,11 +125,34 @@ def test_layer_returns_per_head_weights():
     np.testing.assert_allclose(tf.reduce_sum(w, -1).numpy(), 1.0, atol=1e-6)
 
 
-@pytest.mark.claim("same-math")
-def test_self_attention_equals_cross_attention_with_itself():
+def test_self_attention_is_cross_attention_with_itself():
+    """One code path: ``layer(x)`` runs ``layer(x, x)`` (so comparing the two shows nothing
+    about the math; the test below compares both wirings against a by-hand computation)."""
     layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
     x = normal(2, 10, 32)
     np.testing.assert_array_equal(layer(x).numpy(), layer(x, x).numpy())
+
+
+def _four_steps(layer, queries_from, keys_values_from):
+    """The manuscript's four steps per head, by hand (einsum), with ``layer``'s projections."""
+    b, h, d = queries_from.shape[0], layer.h, layer.depth
+    q = tf.reshape(layer.wq(queries_from), (b, -1, h, d))
+    k = tf.reshape(layer.wk(keys_values_from), (b, -1, h, d))
+    v = tf.reshape(layer.wv(keys_values_from), (b, -1, h, d))
+    weights = tf.nn.softmax(tf.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(d), axis=-1)
+    heads = tf.einsum("bhqk,bkhd->bqhd", weights, v)
+    return layer.wo(tf.reshape(heads, (b, -1, h * d)))
+
+
+@pytest.mark.claim("same-math")
+def test_both_wirings_are_the_same_four_steps_with_other_sources():
+    """「两者的数学完全一样，差别只在 Q 与 KV 的来源」: self- and cross-attention each match
+    one by-hand computation whose only arguments are the sources; another source differs."""
+    layer = MiniMultiHeadAttention(d_model=32, num_heads=4)
+    x, context = normal(2, 6, 32), normal(2, 20, 32, seed=1)
+    np.testing.assert_allclose(layer(x).numpy(), _four_steps(layer, x, x).numpy(), atol=1e-5)
+    np.testing.assert_allclose(layer(x, context).numpy(), _four_steps(layer, x, context).numpy(), atol=1e-5)
+    assert np.abs(layer(x, context).numpy() - _four_steps(layer, x, x).numpy()).max() > 1e-2
 
 
 def _keras_twin(layer, x, context):

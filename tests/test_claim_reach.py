@@ -61,7 +61,7 @@ SCENARIOS = {
     "full-dim-saturates": {"holds": {"scaling_max_weight_d_model": [0.9] * 8},
                            "partly": {"scaling_max_weight_d_model": [0.06, 0.06, 0.06, 0.06, 0.3, 0.5, 0.6, 0.7]},
                            "fails": {"scaling_max_weight_d_model": [0.06] * 8}},
-    "same-math": {"holds": {"cross_self_max_diff": 2.4e-7}, "fails": {"cross_self_max_diff": 0.3}},
+    "same-math": {"holds": {"same_math_self_diff": 2.4e-7}, "fails": {"same_math_cross_diff": 0.3}},
     "five-sixty-six": {"holds": {}, "fails": {"cross_listing_key_depth": 64}},
     "cross-output-shape": {"holds": {}, "fails": {"cross_listing_output_shape": [2, 6, 8]}},
     "alignment-table": {"holds": {}, "fails": {"cross_table_shape": [2, 20, 6]}},
