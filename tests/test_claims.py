@@ -383,6 +383,56 @@ def test_the_direct_path_verdict_reads_the_gradient_and_its_rnn_control():
     assert blind_order.kind == "partly" and "分不出层里有没有位置信息" in blind_order.reason
 
 
+# --- guard: a row the pages restate may not be published as 不成立 -------------------------
+
+GUARDED = {"scaling-prevents-saturation", "padding-steals-weight", "learned-routing"}
+
+
+def test_the_rows_the_ledger_says_are_guarded_are_the_guarded_ones():
+    assert {claim["id"] for claim in CLAIMS if claim.get("guard")} == GUARDED
+    intro = (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    assert "构建守着这一行" in intro
+    for claim_id in GUARDED:
+        assert BY_ID[claim_id]["guard"] == ["holds", "partly"]
+        assert "构建守着这一行" in verdict_of(claim_id).reason
+
+
+def verdict_of(claim_id):
+    """The row's verdict on values that hold it (the guard's sentence is in every branch)."""
+    return claim_checks.evaluate(BY_ID[claim_id], {**SCALING_HOLDS, **PADDING_HOLDS, **ROUTING})
+
+
+SCALING_HOLDS = {"scaling_d_k": [4, 8, 16, 32, 64, 128, 256, 512], "scaling_n_keys": 32, "scaling_n_queries": 256,
+                 "scaling_max_weight_unscaled": [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9],
+                 "scaling_grad_norm_unscaled": [0.2, 0.19, 0.17, 0.15, 0.12, 0.1, 0.08, 0.06],
+                 "scaling_grad_median_unscaled": [0.25, 0.2, 0.1, 0.05, 0.02, 0.01, 0.004, 0.0007],
+                 "scaling_max_weight_head_depth": [0.17] * 8, "scaling_grad_norm_head_depth": [0.23] * 8}
+PADDING_HOLDS = {"pad_weight_unmasked": 0.31, "pad_output_change_unmasked": 0.4}
+
+
+def test_a_guarded_row_that_fails_fails_the_build():
+    """The ledger promised that these rows are only ever published as 成立 or 部分成立. A
+    page's ``assert leak.pad_weight_unmasked > 0`` does not keep that promise: one padded
+    key among 256 passes it and makes the row 不成立. The guard evaluates the row's own
+    check, so that build fails."""
+    claim = BY_ID["padding-steals-weight"]
+    verdicts, errors = claim_checks.evaluate_all([claim], PADDING_HOLDS)
+    assert verdicts[claim["id"]].kind == "holds" and errors == []
+    one_in_256 = {"pad_weight_unmasked": 1 / 256 * 0.9, "pad_output_change_unmasked": 0.02}
+    assert one_in_256["pad_weight_unmasked"] > 0 and one_in_256["pad_output_change_unmasked"] > 0  # the old assert
+    verdicts, errors = claim_checks.evaluate_all([claim], one_in_256)
+    assert verdicts[claim["id"]].kind == "fails"
+    assert errors and "guard" in errors[0] and "不成立" in errors[0]
+    unguarded = {k: v for k, v in claim.items() if k != "guard"}
+    assert claim_checks.evaluate_all([unguarded], one_in_256)[1] == []
+
+
+def test_a_guard_must_name_verdicts():
+    claim = dict(BY_ID["padding-steals-weight"], guard=["published"])
+    verdicts, errors = claim_checks.evaluate_all([claim], PADDING_HOLDS)
+    assert verdicts[claim["id"]] is None and "guard: must list" in errors[0]
+
+
 VARIANTS = dict(QUADRATIC, variant_time_segments_full=[2.18, 2.13], variant_memory_segments_full=[1.95, 1.97],
                 variant_time_segments_window=[0.85, 0.56], variant_memory_segments_window=[0.87, 0.92],
                 variant_time_segments_linear=[0.46, 0.39], variant_memory_segments_linear=[0.65, 0.79],
