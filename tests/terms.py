@@ -7,7 +7,10 @@ own words stay inside 「quotations」, which are left out before checking.
 import re
 
 # Editor's word -> the glossary's term (book/glossary.md explains each).
-REPLACED = {"补零": "填充", "显存": "内存", "批大小": "批次大小", "分值": "分数"}
+REPLACED = {"补零": "填充", "显存": "内存", "批大小": "批次大小", "分值": "分数",
+            # the two classes named MiniMultiHeadAttention, each with one name
+            "扩展版": "配套包的扩展层", "同名层": "配套包的扩展层", "原稿的类": "原稿的最小层",
+            "原稿版": "原稿的最小层"}
 COLLOQUIAL = ["较真", "甩给你", "撑不住", "吃紧", "现形"]
 
 

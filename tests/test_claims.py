@@ -359,14 +359,18 @@ DIRECT = {"score_graph_matmul_ops": 1, "walkthrough_score_count": 128, "walkthro
           "reach_positions": 64, "reach_near": [1, 8], "reach_far": [32, 63],
           "reach_near_attention": 0.086, "reach_far_attention": 0.067, "reach_ratio_attention": 0.78,
           "reach_near_rnn": 0.42, "reach_far_rnn": 9.3e-9, "reach_ratio_rnn": 2.2e-8, "reach_draws": 8,
-          "reach_ratio_attention_min": 0.45, "reach_ratio_attention_max": 3.1, "reach_ratio_attention_median": 1.1}
+          "reach_ratio_attention_min": 0.45, "reach_ratio_attention_max": 3.1, "reach_ratio_attention_median": 1.1,
+          "order_gap_plain": 2.4e-7, "order_gap_positioned": 1.7}
 
 
 def test_the_direct_path_verdict_reads_the_gradient_and_its_rnn_control():
-    """"直达" from the structure; "不再产生衰减" from ‖∂y_t/∂x_0‖ far against near, measured
-    on the mechanism page, with an RNN beside it that shows the measurement can see decay."""
+    """"直达" from the structure; "不再产生衰减" from the layer having no positions (shuffling
+    the input's positions only shuffles the output; a positional encoding, the control,
+    breaks that), shown by ‖∂y_t/∂x_0‖ far against near, with an RNN beside it that shows
+    the measurement can see decay. Decided by the code, and labelled so."""
     direct = verdict("direct-path", **DIRECT)
-    assert direct.kind == "holds"
+    assert direct.kind == "holds" and direct.label == "成立（由代码决定）"
+    assert "由代码决定：" in direct.reason and "不是另一次独立的测量" in direct.reason
     assert "相距 32–63 的输出上引起的变化平均是相距 1–8 时的 0.78 倍" in direct.reason
     assert "2.2e-08" in direct.reason and "量不出" not in direct.reason
     decaying = verdict("direct-path", **dict(DIRECT, reach_ratio_attention_median=0.2))
@@ -377,6 +381,63 @@ def test_the_direct_path_verdict_reads_the_gradient_and_its_rnn_control():
     stepwise = verdict("direct-path", **dict(DIRECT, score_graph_matmul_ops=8))
     assert stepwise.kind == "fails" and "不是由同一个矩阵乘法一次算出的（打分图里的矩阵乘法算子 8 个）" in stepwise.reason
     assert "ALiBi" in direct.reason   # the scope: attention without a positional bias
+    # A layer with a distance penalty (ALiBi with slope 0.01) keeps far reach above half the
+    # near reach, which the gradient's threshold lets through; its shuffled output is not
+    # the output shuffled, and the row is no longer 成立.
+    penalised = verdict("direct-path", **dict(DIRECT, order_gap_plain=0.3, reach_ratio_attention_median=0.66))
+    assert penalised.kind == "partly" and "它带着位置信息" in penalised.reason
+    blind_order = verdict("direct-path", **dict(DIRECT, order_gap_positioned=1e-7))
+    assert blind_order.kind == "partly" and "分不出层里有没有位置信息" in blind_order.reason
+
+
+# --- guard: a row the pages restate may not be published as 不成立 -------------------------
+
+GUARDED = {"scaling-prevents-saturation", "padding-steals-weight", "learned-routing"}
+
+
+def test_the_rows_the_ledger_says_are_guarded_are_the_guarded_ones():
+    assert {claim["id"] for claim in CLAIMS if claim.get("guard")} == GUARDED
+    intro = (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    assert "构建守着这一行" in intro
+    for claim_id in GUARDED:
+        assert BY_ID[claim_id]["guard"] == ["holds", "partly"]
+        assert "构建守着这一行" in verdict_of(claim_id).reason
+
+
+def verdict_of(claim_id):
+    """The row's verdict on values that hold it (the guard's sentence is in every branch)."""
+    return claim_checks.evaluate(BY_ID[claim_id], {**SCALING_HOLDS, **PADDING_HOLDS, **ROUTING})
+
+
+SCALING_HOLDS = {"scaling_d_k": [4, 8, 16, 32, 64, 128, 256, 512], "scaling_n_keys": 32, "scaling_n_queries": 256,
+                 "scaling_max_weight_unscaled": [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9],
+                 "scaling_grad_norm_unscaled": [0.2, 0.19, 0.17, 0.15, 0.12, 0.1, 0.08, 0.06],
+                 "scaling_grad_median_unscaled": [0.25, 0.2, 0.1, 0.05, 0.02, 0.01, 0.004, 0.0007],
+                 "scaling_max_weight_head_depth": [0.17] * 8, "scaling_grad_norm_head_depth": [0.23] * 8}
+PADDING_HOLDS = {"pad_weight_unmasked": 0.31, "pad_output_change_unmasked": 0.4}
+
+
+def test_a_guarded_row_that_fails_fails_the_build():
+    """The ledger promised that these rows are only ever published as 成立 or 部分成立. A
+    page's ``assert leak.pad_weight_unmasked > 0`` does not keep that promise: one padded
+    key among 256 passes it and makes the row 不成立. The guard evaluates the row's own
+    check, so that build fails."""
+    claim = BY_ID["padding-steals-weight"]
+    verdicts, errors = claim_checks.evaluate_all([claim], PADDING_HOLDS)
+    assert verdicts[claim["id"]].kind == "holds" and errors == []
+    one_in_256 = {"pad_weight_unmasked": 1 / 256 * 0.9, "pad_output_change_unmasked": 0.02}
+    assert one_in_256["pad_weight_unmasked"] > 0 and one_in_256["pad_output_change_unmasked"] > 0  # the old assert
+    verdicts, errors = claim_checks.evaluate_all([claim], one_in_256)
+    assert verdicts[claim["id"]].kind == "fails"
+    assert errors and "guard" in errors[0] and "不成立" in errors[0]
+    unguarded = {k: v for k, v in claim.items() if k != "guard"}
+    assert claim_checks.evaluate_all([unguarded], one_in_256)[1] == []
+
+
+def test_a_guard_must_name_verdicts():
+    claim = dict(BY_ID["padding-steals-weight"], guard=["published"])
+    verdicts, errors = claim_checks.evaluate_all([claim], PADDING_HOLDS)
+    assert verdicts[claim["id"]] is None and "guard: must list" in errors[0]
 
 
 VARIANTS = dict(QUADRATIC, variant_time_segments_full=[2.18, 2.13], variant_memory_segments_full=[1.95, 1.97],

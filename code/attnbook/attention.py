@@ -81,7 +81,7 @@ def _attend(query, key, value, mask=None):
 
 @keras.saving.register_keras_serializable(package="attnbook")
 class MiniMultiHeadAttention(keras.layers.Layer):
-    """多头缩放点积注意力层：在最小实现之上加了交叉注意力、掩码与输入检查。
+    """配套包的扩展层：在原稿的最小层之上加了交叉注意力、掩码与输入检查。
 
     ``d_model`` 须能被 ``num_heads`` 整除，每头维度 ``depth`` 是二者之商。
 
@@ -97,7 +97,8 @@ class MiniMultiHeadAttention(keras.layers.Layer):
 
     参数相同时，它与 ``keras.layers.MultiHeadAttention`` 的结果在 float32
     舍入之内一致，那一层取 ``key_dim=depth``。这由仓库里的测试
-    ``tests/test_keras.py`` 核对，本站的页面上没有展示这项比较。
+    ``tests/test_attention.py::test_matches_keras_multi_head_attention``
+    核对，本站的页面上没有展示这项比较。
     参数或输入不合法时抛出 ``ValueError``。
     """
 

@@ -167,7 +167,7 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
     任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
     整条序列的平均 ``mean(x, axis=1)`` ，完成任务必须跨位置取材。每一步都换一批新输入，
     用 ``tf.GradientTape`` 对参与训练的层一起求梯度。只要求 ``layer_cls`` 是自注意力层
-    ``layer(x)`` ，所以原稿的最小实现也能用。
+    ``layer(x)`` ，所以原稿的最小层也能用。
 
     ``frozen`` 是对照：最前面的 ``frozen`` 层的参数保持初始值、不参与训练。种子相同时，
     冻结与不冻结的两次训练从同样的初始参数出发、看到同样的输入，只差这几层是否训练；

@@ -252,12 +252,24 @@ def evaluate(claim, recorded):
     construction = str(check.get("construction", "")).strip()
     if construction:
         reason = f"{reason}由代码决定：{construction}"
+    if claim.get("guard"):
+        barred = "或".join(f"“{VERDICTS[k]}”" for k in ("holds", "partly", "fails") if k not in guard_kinds(claim))
+        reason = f"{reason}构建守着这一行：页面上有说同一件事的句子，本行判为{barred}时构建失败，这一版网站不会发布。"
     required = str((check.get("files") or {}).get("required", "")).strip()
     if required and not any(scope["judged"]):  # only a file of that hardware can decide this claim
         read(template_names(required), "files.required")
         kind, reason = "literature", f"{fill(required, scope).strip()}本次构建的数只描述构建机器：{reason}"
     return Verdict(kind, reason, fill(shown, scope).strip(), names, files=[file["values"] for file in files],
                    basis="construction" if construction else "measured")
+
+
+def guard_kinds(claim):
+    """The verdicts (keys of :data:`VERDICTS`) a claim with ``guard:`` may have on a
+    published build; ``guard:`` lists them, and :func:`evaluate_all` fails any other."""
+    kinds = claim.get("guard") or []
+    if not isinstance(kinds, list) or not kinds or set(kinds) - {"holds", "partly", "fails"}:
+        raise CheckError(f"claim {claim['id']!r}: guard: must list some of holds, partly, fails; got {kinds!r}")
+    return kinds
 
 
 def file_scopes(recorded, claim_id="?"):
@@ -317,7 +329,9 @@ def evaluate_all(claims, recorded, tests=None):
     """``({claim id: Verdict or None}, [error messages])`` for every claim.
 
     ``tests`` maps a claim id to ``[(test, outcome)]`` of the marked tests run on this
-    build: a failed (or missing) test makes the claim 不成立 and is an error."""
+    build: a failed (or missing) test makes the claim 不成立 and is an error. So is a
+    verdict that a claim's ``guard:`` bars: the pages say what the claim says, so a build
+    whose own check of it comes out otherwise must not be published."""
     verdicts, errors = {}, []
     for claim in claims:
         try:
@@ -334,5 +348,8 @@ def evaluate_all(claims, recorded, tests=None):
                               verdict.names, "failed")
         elif outcomes:
             verdict.tests = "passed"
+        if claim.get("guard") and verdict.kind not in guard_kinds(claim):
+            errors.append(f"claim {claim['id']!r}: this build's check gives {VERDICTS[verdict.kind]}, which "
+                          f"its guard: {claim['guard']} bars (a page says what this row checks)")
         verdicts[claim["id"]] = verdict
     return verdicts, errors

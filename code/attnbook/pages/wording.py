@@ -4,6 +4,8 @@
 措辞跟着数值走：``faster_or_slower(3.1, 7.7)`` 是 ``"更快"``，数值反过来就是 ``"更慢"``。
 """
 
+import math
+
 
 def listing(values, empty="无"):
     """``[64, 128, 256]`` 写成 ``"64、128 和 256"``；空列表写成 ``empty``。"""
@@ -57,3 +59,32 @@ def agreement(max_diff):
     if max_diff == 0.0:
         return "逐位相同（本次构建的最大差为 0）"
     return f"在 float32 舍入之内一致（本次构建的最大差为 {max_diff:.1e}）"
+
+
+def growth(lengths, values):
+    """``values`` 随长度怎样变，写成谓语，接在“吞吐”这样的主语之后。
+
+    看整个范围两端之间的双对数斜率 s = log(末值/首值) / log(末长/首长)，与论断核对表
+    判“训练吞吐随序列长度近乎线性扩展”的界相同（``book/claims.yml`` 的
+    ``training-throughput``；``tests/test_wording.py`` 核对两者一致）：
+
+    - 0.7 ≤ s ≤ 1.3：``"近乎线性地增长"``；s > 1.3：``"比线性增长得还快"``；
+    - 0.1 < s < 0.7：``"在增长，但比线性慢"``；
+    - -0.1 ≤ s ≤ 0.1：``"几乎没有变化"``；s < -0.1：``"不升反降"``。
+
+    Args:
+        lengths: 递增的序列长度，形如 ``[64, 128, 256]``。
+        values: 与 ``lengths`` 等长的正数，例如每秒处理的位置数。
+    """
+    if len(lengths) != len(values) or len(lengths) < 2:
+        raise ValueError(f"长度与数值必须一样多，且至少两个；得到 {len(lengths)}、{len(values)}")
+    if not lengths[-1] > lengths[0] > 0 or not all(v > 0 for v in values):
+        raise ValueError(f"长度须递增且为正，数值须为正；得到 {lengths}、{values}")
+    slope = math.log(values[-1] / values[0]) / math.log(lengths[-1] / lengths[0])
+    if slope > 1.3:
+        return "比线性增长得还快"
+    if slope >= 0.7:
+        return "近乎线性地增长"
+    if slope > 0.1:
+        return "在增长，但比线性慢"
+    return "不升反降" if slope < -0.1 else "几乎没有变化"
