@@ -186,10 +186,10 @@ def test_the_printed_outputs_stand_under_the_live_ones(section):
     assert [normalize(block.get_text()) for block in shown] == [normalize(text) for text in wanted]
     for block in shown:
         assert not block.find_parent(class_="editorial"), block
-        before = block.find_previous_sibling(lambda tag: not {"printed-output-label", "listing-printed-output"}
-                                             & set(tag.get("class", [])))
+        box = block.find_parent(class_="printed-output")
+        assert box and re.search(r"原稿印的输出", box.select_one(".printed-output-label").get_text()), block
+        before = box.find_previous_sibling(lambda tag: "printed-output" not in tag.get("class", []))
         assert before is not None and "cell" in before.get("class", []) and before.select_one(".cell_output"), block
-    assert all(re.search(r"原稿印的输出", b.find_previous_sibling().get_text()) for b in shown)
 
 
 @BY_SECTION

@@ -38,12 +38,13 @@ class ManuscriptFigure(SphinxDirective):
 
 
 def label_printed_outputs(app, doctree):
-    """Put the editor's one-line label above each block of a listing's printed output."""
+    """Put the editor's label beside each block of a listing's printed output: the two in one
+    ``printed-output`` box, on one line where the width allows (book.css)."""
     for block in list(doctree.findall(nodes.literal_block)):
         if PRINTED_OUTPUT in block.get("classes", ()):
             note = nodes.container("", nodes.paragraph("", "", label(), nodes.Text(PRINTED_LABEL)),
                                    classes=["editorial", "printed-output-label"])
-            block.parent.insert(block.parent.index(block), note)
+            block.parent.replace(block, nodes.container("", note, block.deepcopy(), classes=["printed-output"]))
 
 
 def setup(app):
