@@ -43,7 +43,7 @@ OUTPUT = re.compile(r"^#\s*输出(示例)?：")
 PRINTED_OUTPUT = "listing-printed-output"  # the class of a listing's printed output comments
 FIGURE_SLOT = "manuscript-figure"  # the directive of a figure that waits for its drawing
 # The editor's words on them, on the page and in the downloaded notebook alike.
-PRINTED_LABEL = "原稿印的输出（上面是本次构建的真实输出）"
+PRINTED_LABEL = "原稿印的输出"  # beside it, under the live output
 WAITING = "原稿在这里有一张图，编者还没有画出来：这里先留着它的位置和图题。"
 SENTENCE_END = re.compile(r"[。！？：；…](?:[”’」』）)\"]*)$")
 # Lines that are some other format's markup: not this one's, so not guessed at.
