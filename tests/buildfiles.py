@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import yaml
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,21 @@ def executed_pages():
     return [md.relative_to(ROOT).with_suffix("").as_posix()
             for md in sorted((ROOT / "book").rglob("*.md"))
             if "drafts" not in md.parts and "kernelspec:" in front_matter(md)]
+
+
+def chapter_pages():
+    """The pages of the book's chapters, in _toc.yml's order ('book/ch04/attention', …):
+    every page under a part whose caption starts with 「第」 (第 4 章), its sections included."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+
+    def files(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from files(entry.get("sections", []))
+
+    return [page for part in toc.get("parts", []) if str(part.get("caption", "")).startswith("第")
+            for page in files(part.get("chapters", []))]
 
 
 def html_pages(include_404=True):
