@@ -15,16 +15,16 @@ highlighted a literal block, the ``<pre>`` that Pygments wrote is split at its n
 
 where ``N`` is the line's leading spaces (a blank line and an unindented one carry no
 style), with an empty ``span.wrap-here`` after each dot, opening bracket and comma
-token, where a long name may wrap. Only the markup changes: every character of the code, each newline included,
-is where it was, so the text of the ``<pre>`` (what the copy button copies, what the
-tests compare with the manuscript) is the same. A token span that runs over a newline
-(Pygments' ``hll`` for an emphasised line, an ANSI colour of an output) is closed at the
-end of the line and opened again on the next.
+token, where a long name may wrap. Only the markup changes: every character of the
+code, each newline included, is where it was, so the text of the ``<pre>`` (what the
+copy button copies, what the tests compare with the manuscript) is the same. A token
+span that runs over a newline (Pygments' ``hll`` for an emphasised line, an ANSI colour
+of an output) is closed at the end of the line and opened again on the next.
 
-Code inputs and a cell's text outputs alike (``.cell_output pre``, highlighted as
-``myst-ansi``); an output is split the same way, so that it wraps with the same mark. A parsed literal (not highlighted), a block with
-line numbers in a table, or a ``<pre>`` with anything but ``<span>`` tags in it is left
-as it was.
+Code inputs and a cell's text outputs (``.cell_output pre``, highlighted as
+``myst-ansi``) alike: an output wraps with the same mark. A parsed literal (not
+highlighted), a block with line numbers in a table, or a ``<pre>`` with anything but
+``<span>`` tags in it is left as it was.
 """
 
 import html

@@ -2,7 +2,7 @@
 
 On a 390 px phone a table of three to five columns leaves each column a few characters:
 Chinese text breaks between any two characters, so a short cell stacked one character
-(「RNN」 one letter) a line, and a formula such as O(n·window) broke in two. book.css
+a line (「RNN」 one letter a line), and a formula such as O(n·window) broke in two. book.css
 ("Tables as cards") sets such a table as cards there instead, one card a row, each cell
 under its column's header text, as the claims ledger does (resolving/claims.py). The
 header text is what this writes: at ``doctree-resolved`` every table with one header
@@ -26,7 +26,7 @@ def card_labels(table):
     """The header text of each column of ``table``, or None when it is not one header
     row over body rows without spanning cells."""
     groups = [child for child in table.children if isinstance(child, nodes.tgroup)]
-    if len(groups) != 1 or CLASS in table["classes"] or "claims-ledger" in table["classes"]:
+    if len(groups) != 1 or "claims-ledger" in table["classes"]:
         return None
     heads = list(groups[0].findall(nodes.thead))
     bodies = list(groups[0].findall(nodes.tbody))
