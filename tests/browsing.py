@@ -228,18 +228,18 @@ def fmt(items) -> str:
 
 
 
-def record_metrics(page: str, metrics: dict):
-    """Add one page's metrics to METRICS_FILE; safe when several test workers write."""
+def record_metrics(page: str, metrics: dict, into: Path = METRICS_FILE):
+    """Add one page's metrics to ``into`` (METRICS_FILE); safe when several test workers write."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with open(METRICS_FILE.with_suffix(".lock"), "w") as lock:
+    with open(into.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            old = json.loads(METRICS_FILE.read_text(encoding="utf-8"))
+            old = json.loads(into.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = {}
         old[page] = metrics
-        METRICS_FILE.write_text(json.dumps(dict(sorted(old.items())), ensure_ascii=False, indent=2)
-                                + "\n", encoding="utf-8")
+        into.write_text(json.dumps(dict(sorted(old.items())), ensure_ascii=False, indent=2)
+                        + "\n", encoding="utf-8")
 
 
 def screenshot_problems(png: bytes, width: int, theme: str, images=()) -> list[str]:

@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import yaml
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +41,6 @@ def executed_pages():
 def chapter_pages():
     """Every page listed under a chapter's part of the toc (``第 N 章``): the section pages
     and the pages under them, in toc order ('book/…', no suffix)."""
-    import yaml
-
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages = []
 

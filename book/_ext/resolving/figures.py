@@ -20,6 +20,10 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   ``heatmap.js``, added inline to the pages that have heat maps only, shows the query
   position, the key position and the exact weight of the cell under the pointer, the
   finger or the keyboard cursor. The static figure is unchanged by it.
+* **Readable on a phone.** ``zoom.js``, inline on every page with a figure, puts a
+  「放大查看」 button under each figure whose smallest label is drawn under 9 CSS px at the
+  page's width; it opens the figure at its own size in a dialog
+  (tests/test_code_wrap_browser.py measures both).
 * **Explorable figures.** A heat map that ``attnbook.pages.explorable`` made explorable
   also carries its inputs (``script.attnbook-explorable-data``); ``twin.js`` (the
   package's math in JavaScript), ``explore.js`` (the controls) and ``explore-<kind>.js``
@@ -54,6 +58,7 @@ def _script(name):
 
 
 SCRIPT = _script("heatmap.js")
+ZOOM_SCRIPT = _script("zoom.js")
 # Explorable figures (attnbook.pages.explorable): the twin of the package's math, the
 # controls, and each kind of figure's own, inline on the pages that have such a figure only.
 EXPLORE_SCRIPTS = (_script("twin.js"), _script("explore.js"))
@@ -243,6 +248,7 @@ def _inline_figures(app, doctree, docname):
             explorables.add(explorable["kind"])
     if shared:
         doctree.insert(0, nodes.raw("", shared_definitions(shared), format="html"))
+    doctree["attnbook_figures"] = count
     doctree["attnbook_heatmaps"] = heatmaps
     doctree["attnbook_explorable"] = sorted(explorables)
 
@@ -253,6 +259,9 @@ def _add_script(app, pagename, templatename, context, doctree):
     if doctree is not None and doctree.get("attnbook_explorable"):
         for body in EXPLORE_SCRIPTS + tuple(KIND_SCRIPTS[k] for k in doctree["attnbook_explorable"]):
             app.add_js_file(None, body=body)
+    # Last: its button goes right under the figure, above explore.js's controls.
+    if doctree is not None and doctree.get("attnbook_figures"):
+        app.add_js_file(None, body=ZOOM_SCRIPT)
 
 
 def _drop_stale_fixtures(app, exception):

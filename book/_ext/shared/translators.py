@@ -9,8 +9,8 @@ def wrap_html_translators(mixin, prefix):
     the old name.
 
     Connected after pydata-sphinx-theme's own wrapper (priority 500): ``writing/images``
-    at 600, ``resolving/claims`` at 650, ``writing/a11y`` at 700 and ``writing/code_lines``
-    at 800, each wrapping the classes the ones before it made.
+    at 600, ``resolving/claims`` at 650, ``writing/a11y`` at 700, ``writing/code_lines``
+    at 800 and ``writing/tables`` at 850, each wrapping the classes the ones before it made.
     """
     def wrap(app):
         if app.builder.format != "html":

@@ -1,29 +1,30 @@
-"""Each line of a highlighted code block in its own ``<span class="line">``, so that a phone can wrap it.
+"""Each line of a highlighted code block in its own ``<span class="line">``, so that it can wrap.
 
 On a 390 px phone a code block is about 37 columns wide, and most of the author's
-listings and the editor's cells have longer lines (the comments above all): the block
-scrolled sideways, and the end of each comment was out of sight. book.css (its last
-section) wraps code at a phone's width instead, and a wrapped line needs two things
-that CSS cannot do to a bare ``<pre>``: its continuation rows indented under the line's
-own indentation, and a continuation mark on those rows only. Both need an element per
-source line, which this writes at HTML-writing time: the HTML translator in use is
-wrapped (shared/translators.py, as for images.py), and after Sphinx has highlighted a literal block, the
-``<pre>`` that Pygments wrote is split at its newlines into
+listings, the editor's cells and the cells' outputs have longer lines (comments, printed
+arrays, the checkers' reports): the block scrolled sideways, and the end of each line was
+out of sight; at 1280 px some comments still ran past the block's edge. book.css (its
+last section) wraps every code block on screen instead, and a wrapped line needs two
+things that CSS cannot do to a bare ``<pre>``: its continuation rows indented under the
+line's own indentation, and a continuation mark on those rows only. Both need an
+element per source line, which this writes at HTML-writing time: the HTML translator in
+use is wrapped (shared/translators.py, as for images.py), and after Sphinx has
+highlighted a literal block, the ``<pre>`` that Pygments wrote is split at its newlines into
 
     <span class="line" style="--indent:N">…tokens of the line…\\n</span>
 
 where ``N`` is the line's leading spaces (a blank line and an unindented one carry no
 style), with an empty ``span.wrap-here`` after each dot, opening bracket and comma
-token, where a long name may wrap on a phone. Only the markup changes: every character of the code, each newline included,
-is where it was, so the text of the ``<pre>`` (what the copy button copies, what the
-tests compare with the manuscript) is the same. A token span that runs over a newline
-(Pygments' ``hll`` for an emphasised line) is closed at the end of the line and opened
-again on the next.
+token, where a long name may wrap. Only the markup changes: every character of the
+code, each newline included, is where it was, so the text of the ``<pre>`` (what the
+copy button copies, what the tests compare with the manuscript) is the same. A token
+span that runs over a newline (Pygments' ``hll`` for an emphasised line, an ANSI colour
+of an output) is closed at the end of the line and opened again on the next.
 
-Code inputs only: a cell's output (``.cell_output``) keeps its plain ``<pre>`` and
-scrolls, since wrapping would break the columns of a printed array or table. A parsed literal (not highlighted), a block with
-line numbers in a table, or a ``<pre>`` with anything but ``<span>`` tags in it is left
-as it was.
+Code inputs and a cell's text outputs (``.cell_output pre``, highlighted as
+``myst-ansi``) alike: an output wraps with the same mark. A parsed literal (not
+highlighted), a block with line numbers in a table, or a ``<pre>`` with anything but
+``<span>`` tags in it is left as it was.
 """
 
 import html
@@ -31,16 +32,14 @@ import re
 
 from docutils import nodes
 
-from book._ext.shared.nodes import ancestors
 from book._ext.shared.translators import wrap_html_translators
 
 _PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
 _TOKEN = re.compile(r"<[^>]*>|[^<]+")
 _TAG = re.compile(r"</?span\b[^>]*>")
-# After a dot, an opening bracket or a comma a long name may wrap on a phone (book.css
-# gives span.wrap-here a zero-width space there, and nothing on wider screens, where a
-# <wbr> would wrap the code too): tf.keras.layers.Dense(d_model) breaks at tf.keras.
-# rather than inside d_model.
+# After a dot, an opening bracket or a comma a long name may wrap (book.css gives
+# span.wrap-here a zero-width space there, on screen only): tf.keras.layers.Dense(d_model)
+# breaks at tf.keras. rather than inside d_model.
 _BREAK_AFTER = re.compile(r'<span class="[op]">[.(\[,]</span>')
 
 
@@ -104,8 +103,7 @@ class CodeLinesMixin:
         try:
             super().visit_literal_block(node)
         except nodes.SkipNode:  # Sphinx highlighted it and wrote the whole block
-            if not any("cell_output" in parent.get("classes", ()) for parent in ancestors(node)):
-                self._split_code_lines(start)
+            self._split_code_lines(start)
             raise
 
     def _split_code_lines(self, start):
