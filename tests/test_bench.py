@@ -181,3 +181,10 @@ def test_the_table_marks_latin_runs_as_english_and_escapes_the_rest():
     cells = bench.Table("结果 & 出处", ["项", "GRU（ms）"], [["CPU：Intel(R) Xeon(R)", "<1>"]])._repr_html_()
     assert '<span lang="en">GRU</span>（<span lang="en">ms</span>）' in cells
     assert '<span lang="en">Intel(R)</span>' in cells and "&amp;" in cells and "&lt;1&gt;" in cells
+
+
+def test_a_commit_may_break_between_groups_of_six_and_a_number_never_does():
+    cells = bench.Table("t", ["项", "本次构建"], [["提交", "c6541667a510（有未提交的改动）"],
+                                                 ["斜率", "0.72、-0.44、-0.30"]])._repr_html_()
+    assert '<span lang="en">c65416<wbr>67a510</span>' in cells
+    assert "0.72、-0.44、-0.30" in cells

@@ -89,7 +89,7 @@ def test_the_default_view_is_a_lesson_within_its_budgets(server, watch):
 
     heights = w.page.evaluate(HEIGHTS_JS)
     ratio = heights["now"] / heights["author"]
-    print(f"default view: {heights['now'] / 800:.1f} screens, author only {heights['author'] / 800:.1f}: {ratio:.2f}x")
+    print(f"default view: {heights['now'] / 800:.1f} screens, author only {heights['author'] / 800:.1f}: {ratio:.3f}x")
     assert ratio <= HEIGHT_BUDGET, f"the default view is {ratio:.2f}x the author's height (budget {HEIGHT_BUDGET}x)"
 
     found = w.page.evaluate(GAPS_JS)

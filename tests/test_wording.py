@@ -2,7 +2,8 @@
 
 import pytest
 
-from attnbook.pages.wording import agreement, faster_or_slower, growth, listing, where_faster
+from attnbook.pages.wording import (agreement, faster_or_slower, growth, growth_between_ends, listing,
+                                   where_faster)
 from book._ext.shared import claim_checks
 from buildfiles import ROOT
 
@@ -50,6 +51,13 @@ def test_growth_reads_the_slope_between_the_ends():
     for bad in ([64], [512, 64]):
         with pytest.raises(ValueError):
             growth(bad, [1.0] * len(bad))
+
+
+def test_growth_between_ends_names_the_range_and_a_non_monotone_middle():
+    ns = [64, 128, 256, 512]
+    assert growth_between_ends(ns, [8.0, 7.0, 6.0, 5.0]) == "从 n = 64 到 512，两端相比不升反降"
+    assert growth_between_ends(ns, [8.0, 9.0, 6.0, 5.0]) == "从 n = 64 到 512，两端相比不升反降（中间有升有降）"
+    assert growth_between_ends(ns, [1.0, 2.0, 2.0, 8.0]).endswith("近乎线性地增长")
 
 
 def test_growth_uses_the_ledgers_bounds_for_the_throughput_claim():

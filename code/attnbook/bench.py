@@ -195,15 +195,26 @@ def provenance_label(prov):
 _LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.()_/+\-]*")
 
 
+_UNBROKEN = re.compile(r"[A-Za-z0-9]{10,}")
+
+
+def _escaped(text):
+    """``text`` escaped for HTML; a run of 10 or more letters and digits (a commit) gets a
+    ``<wbr>`` every 6 characters, so that a phone's narrow column breaks it there rather than
+    inside a number."""
+    return _UNBROKEN.sub(lambda m: "<wbr>".join(m.group()[i:i + 6] for i in range(0, len(m.group()), 6)),
+                         html.escape(text))
+
+
 def _latin_marked(text):
-    """``text`` escaped for HTML, each run with a Latin letter in ``<span lang="en">`` (the
-    page is Chinese: a screen reader then reads those runs as English)."""
+    """``text`` escaped for HTML (:func:`_escaped`), each run with a Latin letter in
+    ``<span lang="en">`` (the page is Chinese: a screen reader then reads those runs as English)."""
     text, out, last = str(text), [], 0
     for match in _LATIN.finditer(text):
         if re.search("[A-Za-z]", match.group()):
-            out += [html.escape(text[last:match.start()]), f'<span lang="en">{html.escape(match.group())}</span>']
+            out += [_escaped(text[last:match.start()]), f'<span lang="en">{_escaped(match.group())}</span>']
             last = match.end()
-    return "".join(out) + html.escape(text[last:])
+    return "".join(out) + _escaped(text[last:])
 
 
 class Table:

@@ -10,7 +10,7 @@
 （``features`` 等于 ``d_model`` 时与输入同形）。
 配套包的扩展层是 :class:`attnbook.MiniMultiHeadAttention`，在同样的权重下，
 它的输出与这个类在 float32 舍入之内一致（``tests/test_minimal.py`` 核对；
-正文页在构建时也当场比较一次，并打印最大差）。
+延伸页《配套包里的注意力：源码与扩展》在构建时也当场比较一次，并打印最大差）。
 """
 
 import tensorflow as tf

@@ -21,8 +21,8 @@ written (``doctree-resolved``), this replaces each such image with the SVG itsel
   position, the key position and the exact weight of the cell under the pointer, the
   finger or the keyboard cursor. The static figure is unchanged by it.
 * **Readable on a phone.** ``zoom.js``, inline on every page with a figure, puts a
-  「放大查看」 button under each figure whose smallest label is drawn under 9 CSS px at the
-  page's width; it opens the figure at its own size in a dialog
+  「放大查看」 button under each figure whose smallest label is drawn under 11 CSS px at the
+  page's width (the tests' floor is 9); it opens the figure at its own size in a dialog
   (tests/test_code_wrap_browser.py measures both).
 * **Explorable figures.** A heat map that ``attnbook.pages.explorable`` made explorable
   also carries its inputs (``script.attnbook-explorable-data``); ``twin.js`` (the

@@ -28,7 +28,7 @@
       const { max, entropy } = T.rowStats(T.matrix(1, row.length, Float64Array.from(row)), 0);
       const name = { d_k: "除以 √d_k", d_model: "除以 √输入宽度", none: "不缩放" }[this.state.scale];
       const summary = `${name}：查询位置 ${this.state.row} 的权重 ${row.map((v) => fixed(v, 3)).join("、")}；`
-        + `最大权重 ${fixed(max, 3)}；熵 ${fixed(entropy, 3)} nat（均匀分布为 ${fixed(Math.log(row.length), 3)}）`;
+        + `最大权重 ${fixed(max, 3)}；熵 ${fixed(entropy, 3)} nat（权重越分散熵越大：均匀分布为 ${fixed(Math.log(row.length), 3)}，全给一个键为 0）`;
       this.show([values], summary, changed);
       Object.assign(this.readout.dataset, { max: String(max), entropy: String(entropy) });
     }

@@ -88,3 +88,15 @@ def growth(lengths, values):
     if slope > 0.1:
         return "在增长，但比线性慢"
     return "不升反降" if slope < -0.1 else "几乎没有变化"
+
+
+def growth_between_ends(lengths, values):
+    """:func:`growth` 加上它看的范围，写成状语加谓语，接在“吞吐”之后：
+    ``"从 n = 64 到 512，两端相比不升反降"``。中间不单调时再加 ``"（中间有升有降）"``，
+    免得读者把两端的比较读成一路如此。参数与 :func:`growth` 相同。
+    """
+    phrase = f"从 n = {lengths[0]} 到 {lengths[-1]}，两端相比{growth(lengths, values)}"
+    steps = [b - a for a, b in zip(values, values[1:])]
+    if any(d > 0 for d in steps) and any(d < 0 for d in steps):
+        phrase += "（中间有升有降）"
+    return phrase
