@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from attnbook import MiniMultiHeadAttention, scaled_dot_product_attention, tf
+from attnbook import MiniMultiHeadAttention, masked_softmax, scaled_dot_product_attention, tf
 from attnbook.parallel import reach
 
 
@@ -94,6 +94,16 @@ def test_bad_inputs_raise_value_error(args, match):
 def test_bad_masks_raise_value_error(mask, match):
     with pytest.raises(ValueError, match=match):
         scaled_dot_product_attention(normal(2, 4), normal(3, 4), normal(3, 4), mask=mask)
+
+
+@pytest.mark.parametrize("scores, mask, match", [
+    (normal(1, 2), tf.ones([1, 3], tf.bool), "cannot broadcast"),
+    (normal(1, 2), tf.ones([1, 2], tf.int32), "must be boolean"),
+    (tf.ones([1, 2], tf.int32), None, "must be a floating tensor"),
+])
+def test_masked_softmax_rejects_bad_input(scores, mask, match):
+    with pytest.raises(ValueError, match=match):
+        masked_softmax(scores, mask)
 
 
 def test_checks_use_static_shapes_inside_tf_function():

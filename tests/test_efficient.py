@@ -251,6 +251,25 @@ def test_chunked_attention_half_precision(dtype):
     assert np.all(tf.cast(out, "float32").numpy()[..., 2, :] == 0)
 
 
+def test_chunked_attention_in_float64():
+    q, k, v = (tf.cast(t, "float64") for t in qkv(10, 14))
+    out = chunked_attention(q, k, v, 4)
+    assert out.dtype == "float64"
+    np.testing.assert_allclose(out.numpy(), full(q, k, v), atol=1e-12)
+
+
+@pytest.mark.parametrize("attend", [
+    lambda q, k, v: scaled_dot_product_attention(q, k, v)[0],
+    lambda q, k, v: sliding_window_attention(q, k, v, 2),
+    lambda q, k, v: chunked_attention(q, k, v, 4),
+    lambda q, k, v: linear_attention(q, k, v),
+])
+def test_value_batch_axes_that_do_not_broadcast_are_a_value_error(attend):
+    q, k, v = qkv(10)   # (2, 3, 10, ·)
+    with pytest.raises(ValueError, match="value's batch axes must broadcast"):
+        attend(q, k, v[:, :2])
+
+
 def test_chunked_attention_in_tf_function_and_gradients():
     q, k, v = qkv(12, 20, lead=(2,))
     mask = tf.constant(random_mask((12, 20)))

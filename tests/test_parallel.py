@@ -31,6 +31,7 @@ def test_reach_is_the_norm_of_each_outputs_gradient():
     copy_first = lambda x: 3.0 * tf.repeat(x[:, :1], 5, axis=1)  # noqa: E731
     np.testing.assert_allclose(reach(copy_first, x), [3.0 * 2.0] * 5, rtol=1e-6)  # ‖3·I₄‖ = 6
     np.testing.assert_allclose(reach(lambda x: 2.0 * x, x, source=2), [0, 0, 4.0, 0, 0], atol=1e-6)
+    np.testing.assert_allclose(reach(lambda x: 2.0 * x, x, source=np.int64(2)), [0, 0, 4.0, 0, 0], atol=1e-6)
 
 
 def test_reach_dies_away_through_a_recurrence():

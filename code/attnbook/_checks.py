@@ -66,7 +66,12 @@ def check_qkv(query, key, value):
         raise ValueError("key and value must have the same number of positions n_k, got "
                          f"key {tuple(key.shape)} (n_k={key.shape[-2]}) and "
                          f"value {tuple(value.shape)} (n_k={value.shape[-2]}).")
-    batch_shape(query, key)
+    scores = batch_shape(query, key)
+    try:
+        tf.broadcast_static_shape(scores, value.shape[:-2])
+    except ValueError as err:
+        raise ValueError(f"value's batch axes must broadcast with the scores' {tuple(scores)}, got "
+                         f"query {tuple(query.shape)}, key {tuple(key.shape)} and value {tuple(value.shape)}.") from err
     return query, key, value
 
 

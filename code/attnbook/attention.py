@@ -13,7 +13,17 @@ def masked_softmax(scores, mask=None):
     可广播到同一形状，True 表示可以看。一个键都不能看的行得到全 0 权重，
     而不是 NaN。半精度（float16、bfloat16）的分数先转成 float32 归一，
     再转回原来的类型。
+
+    Raises:
+        ValueError: ``scores`` 不是浮点张量，或 ``mask`` 不是布尔张量、不能广播到
+            ``scores`` 的形状。
     """
+    scores = _checks.as_float_tensor("scores", scores, min_rank=1)
+    return _masked_softmax(scores, None if mask is None else _checks.check_mask(mask, scores.shape))
+
+
+def _masked_softmax(scores, mask):
+    """:func:`masked_softmax` on inputs already checked (the core's, the variants')."""
     dtype = scores.dtype
     if dtype in _checks.HALF_DTYPES:
         scores = tf.cast(scores, tf.float32)
@@ -74,7 +84,7 @@ def _attend(query, key, value, mask=None):
     # 1. 点积与 2. 缩放合成一步：(Q / √d_k)·Kᵀ 等于 (Q·Kᵀ) / √d_k。
     # scaled：缩放后的分数，(..., n_q, n_k)
     scaled = tf.matmul(scale_query(query), key, transpose_b=True)
-    weights = masked_softmax(scaled, mask)  # 3. 归一：每行总和为 1
+    weights = _masked_softmax(scaled, mask)  # 3. 归一：每行总和为 1
     output = tf.matmul(weights, value)  # 4. 加权：(..., n_q, d_v)
     return output, weights
 

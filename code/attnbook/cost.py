@@ -168,8 +168,9 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
 
     TensorFlow 不经过 Python 的分配器申请内存，``tracemalloc`` 看不到它，操作系统统计的
     常驻页面却看得到。在 Linux 上，峰值计数器（VmHWM）在调用前一刻清零
-    （``/proc/self/clear_refs``）；其他系统上用进程生命期内的最大值（``ru_maxrss``），
-    只会偏大。
+    （``/proc/self/clear_refs``）；其他系统上用进程生命期内的最大值（``ru_maxrss``）：
+    峰值只会偏大，调用前的基线也取的是这个最大值（``setup`` 包括在内），所以峰值内存
+    增长可能偏小，甚至为 0。
 
     返回一个 :class:`PeakMemory`。调用失败或超过 ``timeout_s`` 秒时抛出
     ``RuntimeError``。

@@ -14,7 +14,7 @@
 
 from . import _checks
 from ._tf import tf
-from .attention import masked_softmax, scale_query
+from .attention import _masked_softmax, scale_query
 
 _MIN_BLOCK = 64  # smallest query block of the sliding window: keeps the matmuls wide
 
@@ -102,7 +102,7 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
     allowed = _band(block, width, window, causal)[None] & key_exists[:, None, :]
     if mask is not None:
         allowed = allowed & _mask_tiles(mask, windows, blocks, block, tail, idx)
-    out = tf.matmul(masked_softmax(scores, allowed), v)  # (..., n_blocks, B, d_v)
+    out = tf.matmul(_masked_softmax(scores, allowed), v)  # (..., n_blocks, B, d_v)
     out = tf.reshape(out, tf.concat([tf.shape(out)[:-3], [n_blocks * block, v.shape[-1]]], 0))
     return out[..., :n_q, :]
 
@@ -255,9 +255,10 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
     # (..., n_q, 1) with query's and key's batch axes broadcast, as the scores will be.
     batch = tf.broadcast_dynamic_shape(tf.shape(query)[:-2], tf.shape(key)[:-2])
     per_query = tf.concat([batch, tf.shape(query)[-2:-1], [1]], 0)
-    m = tf.fill(per_query, float("-inf"))  # running maximum score per query
-    l = tf.zeros(per_query)  # running Σ exp(score - m)
-    acc = tf.zeros(tf.concat([per_query[:-1], tf.shape(value)[-1:]], 0))  # running Σ p·v
+    work = query.dtype  # float32 for half-precision inputs (cast above), else their own
+    m = tf.fill(per_query, tf.constant(float("-inf"), work))  # running maximum score per query
+    l = tf.zeros(per_query, work)  # running Σ exp(score - m)
+    acc = tf.zeros(tf.concat([per_query[:-1], tf.shape(value)[-1:]], 0), work)  # running Σ p·v
 
     def step(start, m, l, acc):
         stop = tf.minimum(start + chunk_size, n_k)

@@ -61,7 +61,8 @@ def padding_mask(lengths, max_len, n_q=None):
         每一行都没有可看的键，注意力权重全为 0。
 
     Raises:
-        ValueError: ``lengths`` 不是一维整数序列，某个长度为负或超过 ``max_len``，
+        ValueError: ``lengths`` 不是一维整数序列，某个长度为负或超过 ``max_len``
+            （长度在调用时已知才查得到：``tf.function`` 里传入的符号张量不检查取值），
             或者 ``max_len``、``n_q`` 不是正整数。
     """
     max_len = _checks.positive_int("max_len", max_len)
@@ -145,8 +146,10 @@ def padding_leak(layer, x, lengths, seed=1):
     比较真实位置上的输出。
 
     Args:
-        layer: 一个 :class:`attnbook.MiniMultiHeadAttention`；任何接受
-            ``attention_mask=`` 与 ``return_attention_scores=True`` 的层都可以。
+        layer: 一个 :class:`attnbook.MiniMultiHeadAttention`；任何以
+            ``layer(x, attention_mask=…, return_attention_scores=True)`` 调用、返回
+            （输出，形状 ``(batch, heads, n, n)`` 的权重）的自注意力层都可以
+            （``keras.layers.MultiHeadAttention`` 要另给 ``value``，不行）。
         x: 有填充的批次 ``(batch, n, features)``，例如来自
             :func:`attnbook.toy.padded_batch`。
         lengths: 真实长度 ``(batch,)``；位置 ``>= length`` 是填充。

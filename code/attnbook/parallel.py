@@ -5,6 +5,8 @@
 位置的影响（梯度的范数），看它随距离衰减不衰减。
 """
 
+import numbers
+
 import keras
 import numpy as np
 
@@ -65,8 +67,9 @@ def reach(layer, x, source=0):
     if x.shape.rank != 3 or x.shape[0] != 1:
         raise ValueError(f"x must be (1, n, features), got shape {tuple(x.shape)}.")
     n = x.shape[1]
-    if isinstance(source, bool) or not isinstance(source, int) or not 0 <= source < n:
+    if isinstance(source, bool) or not isinstance(source, numbers.Integral) or not 0 <= source < n:
         raise ValueError(f"source must be a position from 0 to {n - 1}, got {source!r}.")
+    source = int(source)
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = layer(x)

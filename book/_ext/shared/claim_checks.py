@@ -127,6 +127,8 @@ def format_value(value, spec=""):
         return "、".join(format_value(v, spec) for v in value) or "无"
     if isinstance(value, bool):
         return "是" if value else "否"
+    if isinstance(value, float) and spec.startswith("."):
+        spec = "z" + spec  # -0.004 prints as 0.00, not -0.00
     return format(value, "" if spec == "shape" else spec)
 
 
