@@ -305,11 +305,15 @@ def test_every_chapter_page_fits_a_phone_and_a_desktop(page, server, watch):
         where = f"at {viewport['width']} px: "
         if code["inputs"] == 0:
             failures.append(where + "no code input: nothing to check")
-        if viewport is PHONE and not all(code["wrapped"].values()):
-            failures.append(where + f"wrapped lines {code['wrapped']}: nothing to check")
         failures += [where + f for f in code_failures(code) + fit_failures(w.page, fit)]
         if viewport is PHONE:
-            failures += [where + f for f in mark_failures(w, outputs=False) + mark_failures(w, outputs=True)]
+            # A plain section's short lines may not wrap at all; 4.5's do, so there the
+            # marks are always looked at.
+            if page == f"{ATTENTION}.html" and not all(code["wrapped"].values()):
+                failures.append(where + f"wrapped lines {code['wrapped']}: nothing to check")
+            for kind, outputs in (("input", False), ("output", True)):
+                if code["wrapped"][kind]:
+                    failures += [where + f for f in mark_failures(w, outputs=outputs)]
             if page == f"{ATTENTION}.html":
                 failures += [where + f for f in copy_failures(w)]
     if w.problems():

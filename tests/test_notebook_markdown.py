@@ -225,7 +225,7 @@ def test_a_check_cell_inside_a_solution_splits_the_fold():
 
 def test_a_figure_slot_and_the_closing_pointer_say_what_the_page_says():
     assert only_markdown(":::{manuscript-figure} 图 21 消息传递\n:::\n") == \
-        f"> **编者**\n>\n> {markdown.WAITING}\n\n*图 21 消息传递*"
+        f"> **编者**\n>\n> {markdown.WAITING}\n\n**图 21**　消息传递"
     text = only_markdown("::::{editorial}\n:::{next-section}\n去做练习。\n:::\n::::\n")
     assert f"> 本站的下一节是《[SEC-NEXT]({SITE}#sec-next)》。去做练习。" in text
 

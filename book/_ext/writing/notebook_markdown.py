@@ -370,8 +370,9 @@ def _directive(name, arg, options, content, context):
     if name in ("figure", "image"):
         url = page.link(arg) or arg
         return [f"![{options.get('alt', '')}]({url})"] + inner
-    if name == FIGURE_SLOT:
-        return _quoted([WAITING], EDITOR) + [f"*{_inline(arg, page)}*"]
+    if name == FIGURE_SLOT:  # "图 21 一步消息传递的信号流", captioned as a drawn figure is
+        number, text = re.match(r"(\S+\s*\d+(?:[.-]\d+)*)\s+(.*)", arg, re.S).groups()
+        return _quoted([WAITING], EDITOR) + [f"**{number}**　{_inline(text, page)}"]
     if name == "next-section":
         return render(page.next_section() + content, context)
     return inner
