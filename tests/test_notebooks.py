@@ -101,7 +101,7 @@ def test_each_figure_is_followed_by_its_caption_with_the_pages_number(page):
     a figure the editor has not drawn yet is captioned the same way, under its note."""
     offered = nbformat.read(DOWNLOADS / f"{page}.ipynb", as_version=4)
     captions = [number for cell in offered.cells if cell.cell_type == "markdown"
-                for number in re.findall(r"^\*\*(图 [^*]+)\*\*　", cell.source, re.M)]
+                for number in re.findall(r"^\*\*((?:编者)?图 [^*]+)\*\*　", cell.source, re.M)]
     numbers = [span.get_text().strip() for span in soup(page).select("figcaption .caption-number")]
     assert captions == numbers
 
