@@ -191,9 +191,9 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
     assert cpu_branch("training-throughput", **rising_then_falling).kind == "fails"
     assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是 0.26、0.40、-1.19，即上升、上升、下降" in result.reason
-    assert "从 n = 64 到 512，注意力的训练吞吐按 n 的 -0.18 次方变化，两端之间不升反降：n = 512 时的吞吐是 n = 64 时的 0.69 倍" in result.reason
+    assert "从 n = 64 到 512，注意力训练吞吐在两端之间的斜率（对数坐标下）是 -0.18，不升反降：n = 512 时的吞吐是 n = 64 时的 0.69 倍" in result.reason
     level = cpu_branch("training-throughput", **throughput([3.0, 5.0, 7.6, 24.0]))   # 8x n, 8x time
-    assert "按 n 的 0.00 次方变化，两端之间几乎没有变化：n = 512 时的吞吐是 n = 64 时的 1.00 倍" in level.reason
+    assert "两端之间的斜率（对数坐标下）是 0.00，几乎没有变化：n = 512 时的吞吐是 n = 64 时的 1.00 倍" in level.reason
     assert "本书没有测的部分：并行硬件" in result.reason and "GPU" in result.reason
     assert "2 个 CPU 核" in result.values and "TensorFlow 2.21.0" in result.values
 
@@ -202,10 +202,10 @@ def test_the_throughput_verdict_reads_the_whole_range_not_one_noisy_segment():
     """Near-linear over the whole range (capped: parallel hardware is not measured); rising
     slower than linear; and one in-band segment after a jump (the review's build) decides nothing."""
     flat_time = cpu_branch("training-throughput", **throughput([2.0, 2.0, 2.0, 2.0]))
-    assert flat_time.kind == "partly" and "按 n 的 1.00 次方增长，在 1 ± 0.3 之内" in flat_time.reason
+    assert flat_time.kind == "partly" and "两端之间的斜率（对数坐标下）是 1.00，在 1 ± 0.3 之内" in flat_time.reason
     assert flat_time.reason.endswith("本书没有数据。") and "本书没有测的部分：并行硬件" in flat_time.reason
     rising = cpu_branch("training-throughput", **throughput([2.0, 2.0, 4.0, 8.0]))   # 8x n, 4x time
-    assert rising.kind == "partly" and "按 n 的 0.33 次方增长：随 n 上升，但比线性慢" in rising.reason
+    assert rising.kind == "partly" and "两端之间的斜率（对数坐标下）是 0.33：随 n 上升，但比线性慢" in rising.reason
     jump = cpu_branch("training-throughput", **throughput([3.19, 6.0, 47.3, 53.7]))   # in band only at 256→512
     assert jump.kind == "fails" and "即近乎线性、下降、近乎线性" not in jump.reason
     assert "各段（64→128、128→256、256→512）的斜率依次是" in jump.reason and "作为对照，GRU 在同一范围上是" in jump.reason

@@ -472,6 +472,8 @@ PLANTED = [  # (the answer's name, a wrong answer, what the report must say)
     ("scaled_dot_product_attention", attention_variant(axis=-2), "看起来 softmax 用错了轴"),
     ("scaled_dot_product_attention", attention_variant(zero_empty_rows=False), "整行被遮住时得到了均匀的注意力权重"),
     ("scaled_dot_product_attention", attention_variant(fill=-np.inf, zero_empty_rows=False), "出现了 NaN"),
+    ("scaled_dot_product_attention", attention_variant(fill=-30.0, zero_empty_rows=False),
+     "被掩码遮住的位置，注意力权重应恰好为 0，得到 "),
     ("split_heads", split_without_transpose, "看起来只 reshape 没有 transpose"),
     ("merge_heads", merge_without_transpose, "看起来只 reshape 没有 transpose"),
     ("FixedMultiHeadAttention", BuggyMultiHeadAttention, "注意力权重与按 √d_model 缩放的结果一致：那一行还没改对"),
@@ -701,6 +703,11 @@ def test_raising_answer_reports_type_and_line():
 )
 def test_wrong_return_type_is_named(returned, needle):
     assert needle in report(SDPA, lambda q, k, v, mask=None: returned)
+
+
+def test_none_inside_a_returned_pair_is_not_blamed_on_a_missing_return():
+    text = report(SDPA, lambda q, k, v, mask=None: (tf.zeros((2, 5, 8)), None))
+    assert "weights 应是张量，得到 None" in text and "忘了 return" not in text
 
 
 def test_numpy_results_are_accepted():

@@ -93,3 +93,16 @@ def test_document_prints_the_light_theme_and_the_editors_layer_after_the_sites_s
     opening = html.split("<head>", 1)[0]
     assert 'data-theme="light"' in opening and 'data-voice="lesson"' in opening
     assert html.index('href="_static/a.css?v=1"') < html.index("@page") < html.index('src="_static/m.js"')
+
+
+def test_the_colophon_names_the_same_exceptions_as_the_preface():
+    """Every number comes from code that ran, except those the preface lists: the
+    colophon must not promise more than the site's preface does."""
+    from tools.pdfbook import colophon
+
+    text = colophon.section([])
+    preface = (ROOT / "book" / "index.md").read_text(encoding="utf-8")
+    for exception in ("手写的小算例", "结果文件里的数", "论断所依据的测试结果也可能沿用上一次运行",
+                      "构建沿用执行缓存里上一次运行的输出"):
+        assert exception in preface, exception
+        assert exception in text, exception

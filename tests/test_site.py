@@ -203,6 +203,18 @@ def test_search_index_keeps_glossary_terms_whole():
         assert section in found, f"{term} is not indexed whole for the section page"
 
 
+def test_single_character_terms_are_found_by_their_english_name_as_the_glossary_says():
+    """Sphinx's Chinese index drops one-character words; the glossary sends readers to
+    the English name instead, which must then be in the index (stemmed: value → valu)."""
+    data = search_index()
+    glossary = data["docnames"].index("book/glossary")
+    assert "单字词条搜不到，请搜英文 key、value" in soup("book/glossary").get_text()
+    for term, stem in (("键", "key"), ("值", "valu")):
+        assert term not in data["terms"], f"{term} is indexed after all: the glossary's note is wrong"
+        docs = data["terms"][stem]
+        assert glossary in ({docs} if isinstance(docs, int) else set(docs))
+
+
 @pytest.mark.parametrize("section", SECTIONS, ids=[s.number for s in SECTIONS])
 def test_search_index_keeps_each_sections_subject_and_headings_whole(section):
     """A reader who types a section's subject (注意力机制; 图神经网络 for a later one) or a
@@ -260,3 +272,15 @@ def test_api_page_is_generated_from_docstrings():
         summary = documented.__doc__.strip().splitlines()[0]
         summary = re.sub(r":\w+:`([^`]*)`", r"\1", summary).replace("``", "").replace("'", "’")
         assert summary in page.get_text(), summary
+
+
+def test_no_prose_has_a_space_after_full_width_punctuation():
+    """A value folded in claims.yml after 「；」 renders as 「； 线性」; a bold lead in a
+    docstring as 「。 检查器」. Code and its outputs keep Python's spacing."""
+    stray = []
+    for page in html_pages():
+        article = soup(page).select_one("article")
+        for code in article.select("pre, .cell_output, .highlight, script, style") if article else ():
+            code.decompose()
+        stray += [(page, m) for m in re.findall(r".{0,12}[；，。：、）] \S.{0,8}", article.get_text() if article else "")]
+    assert not stray, stray

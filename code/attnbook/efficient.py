@@ -222,7 +222,7 @@ def chunked_attention(query, key, value, chunk_size, mask=None):
     一个运行最大值 ``m``、一个运行归一化和 ``l`` 与一个运行加权和，每块更新一次；
     最大值变大时，旧的累计量乘以 ``exp(m_old - m_new)`` 重新缩放（Milakov 与
     Gimelshein，2018；Dao 等人，2022）。数学上与 :func:`attnbook.scaled_dot_product_attention`
-    相等，算出的结果在 float32 舍入之内一致，但最大的中间量只有 ``(..., n_q, chunk_size)``，
+    相等，算出的结果在输入精度的舍入之内一致，但最大的中间量只有 ``(..., n_q, chunk_size)``，
     所以前向计算只需 ``O(n_q · chunk_size)`` 的内存，而不是 ``O(n_q · n_k)``；运算量仍是
     ``O(n_q · n_k · d)``。可以对它求导，但反向传播要存下每一块的权重（又是 ``O(n_q · n_k)``）；
     FlashAttention 用一个重新计算这些权重的自定义反向传播避开了这一点，这个教学版本没有。

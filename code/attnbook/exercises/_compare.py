@@ -24,16 +24,19 @@ HALF_ATOL = 3e-2
 HALF_RTOL = 3e-2
 
 
-def to_array(value, what="返回值"):
-    """``np.asarray(value)`` for a numeric or boolean tensor, else :class:`Fail`."""
+def to_array(value, what="返回值", whole=True):
+    """``np.asarray(value)`` for a numeric or boolean tensor, else :class:`Fail`.
+
+    whole: ``value`` is the answer's whole return value, not one item of a tuple.
+    """
     if isinstance(value, Opaque) and value.dtype:
         raise Fail(say.not_numeric(what, value, value.dtype))
     if value is None or isinstance(value, (str, bytes, Opaque)):
-        raise Fail(say.not_a_tensor(what, value))
+        raise Fail(say.not_a_tensor(what, value, whole))
     try:
         array = np.asarray(value)
     except Exception:  # noqa: BLE001  (ragged lists, symbolic tensors, ...)
-        raise Fail(say.not_a_tensor(what, value)) from None
+        raise Fail(say.not_a_tensor(what, value, whole)) from None
     if array.dtype.kind not in "biuf" and array.dtype.name != "bfloat16":
         raise Fail(say.not_numeric(what, value, array.dtype))
     return array
@@ -60,7 +63,7 @@ def unpack(value, names):
     """Split a returned tuple such as ``(output, weights)`` into arrays, or :class:`Fail`."""
     if not isinstance(value, (tuple, list)) or len(value) != len(names):
         raise Fail(say.wrong_count(names, value))
-    return tuple(to_array(v, f"{name} ") for v, name in zip(value, names))
+    return tuple(to_array(v, f"{name} ", whole=False) for v, name in zip(value, names))
 
 
 def matching_hint(got, expected, hints, tol=(ATOL, RTOL)):

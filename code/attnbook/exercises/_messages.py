@@ -115,9 +115,10 @@ def shape_mismatch(expected, got, what=""):
     return f"{what}形状不对：期望 {fmt_shape(expected)}，得到 {fmt_shape(got)}"
 
 
-def not_a_tensor(what, value):
+def not_a_tensor(what, value, whole=True):
+    """whole: the value is the answer's whole return value, so None may mean no return."""
     if value is None:
-        return f"{what}应是张量，得到 None{FORGOT_RETURN}"
+        return f"{what}应是张量，得到 None{FORGOT_RETURN if whole else ''}"
     sep = "" if isinstance(value, str) else " "  # 得到字符串 'b'，得到 list
     return f"{what}应是张量（tf.Tensor 或 numpy 数组），得到{sep}{type_name(value)}"
 

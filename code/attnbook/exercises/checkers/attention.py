@@ -7,8 +7,8 @@ import numpy as np
 from ... import attention, efficient
 from ..._tf import tf
 from ...masks import causal_mask
-from .._cases import Checker
-from .._compare import compare_pair
+from .._cases import Checker, Fail
+from .._compare import compare_pair, to_array
 from . import numpy_ref as ref
 from . import call_case, twice_case
 
@@ -20,6 +20,8 @@ SDPA_FORBIDDEN = (
     ("attnbook.exercises.checkers.numpy_ref.attention", ref.attention),  # the hints' NumPy reference
 )
 EMPTY_ROW_NAN = "（整行被遮住的那一行应得到全为 0 的注意力权重和输出，而不是 0/0）"
+MASKED_NOT_ZERO = ("被掩码遮住的位置，注意力权重应恰好为 0，得到 {value:.1e}（位置 {where}）："
+                   "加在分数上的负数不够小，可以在 softmax 之后把这些位置置 0")
 
 
 def _expected(query, key, value, mask=None):
@@ -52,8 +54,21 @@ def _sdpa_hints(q, k, v, mask):
 
 
 def _sdpa_judge(q, k, v, mask=None):
-    return functools.partial(compare_pair, expected=_expected(q, k, v, mask),
+    """Within tolerance of the reference; with a mask, the masked weights exactly 0."""
+    pair = functools.partial(compare_pair, expected=_expected(q, k, v, mask),
                              hints=_sdpa_hints(q, k, v, mask), nan_hint=EMPTY_ROW_NAN)
+    if mask is None:
+        return pair
+
+    def judge(result):
+        pair(result)
+        weights = to_array(result[1], whole=False)
+        leaked = (weights != 0) & ~np.broadcast_to(np.asarray(mask), weights.shape)
+        if leaked.any():
+            where = tuple(int(i) for i in np.argwhere(leaked)[0])
+            raise Fail(MASKED_NOT_ZERO.format(value=float(weights[where]), where=where))
+
+    return judge
 
 
 def _sdpa_case(name, q, k, v, mask=None):
