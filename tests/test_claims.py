@@ -186,7 +186,7 @@ def test_the_throughput_verdict_reads_each_segment_on_this_machine_only():
     no segment is near-linear, and the reason says so segment by segment, on this machine."""
     rising_then_falling = throughput([3.0, 5.0, 7.6, 34.6])
     result = verdict("training-throughput", **rising_then_falling)
-    assert result.kind == "literature" and "所以这一行无法在本书中判定" in result.reason   # no GPU file
+    assert result.kind == "literature" and "所以这一行无法在本书中验证" in result.reason   # no GPU file
     assert "2 个 CPU 核的构建机器既证实不了、也推翻不了它" in result.reason
     assert cpu_branch("training-throughput", **rising_then_falling).kind == "fails"
     assert "本次构建的数只描述构建机器：在本次构建的机器上（2 个 CPU 核，TensorFlow 2.21.0）" in result.reason

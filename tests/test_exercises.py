@@ -576,6 +576,27 @@ def test_calling_the_reference_fails_even_under_another_name():
     assert "参考实现 attnbook.linear_attention" in report(ID["linear_attention"], attnbook.linear_attention)
 
 
+def test_the_references_private_core_is_tripwired_too():
+    """The four steps live in attention._attend and the layer's _compute_attention; a
+    one-line call to either is the reference, not an answer (review round 4)."""
+    from attnbook import attention
+    from attnbook.minimal import MiniMultiHeadAttention as Minimal
+
+    attend = lambda q, k, v, mask=None: attention._attend(q, k, v, mask)  # noqa: E731
+    step = lambda q, k, v, mask=None: attnbook.MiniMultiHeadAttention._compute_attention(  # noqa: E731
+        None, q, k, v, mask)
+    assert "参考实现 attnbook.attention._attend" in report(SDPA, attend)
+    assert "参考实现 attnbook.MiniMultiHeadAttention._compute_attention" in report(SDPA, step)
+    cross = lambda x, c, wq, wk, wv: attention._attend(x @ wq, c @ wk, c @ wv)  # noqa: E731
+    assert "参考实现 attnbook.attention._attend" in report(ID["cross_attention"], cross)
+
+    def shapes_by_running(batch, n_q, n_k, d_model, num_heads):
+        Minimal(d_model, num_heads)(tf.zeros((batch, n_q, d_model)))
+        return A.attention_shapes(batch, n_q, n_k, d_model, num_heads)
+
+    assert "参考实现 attnbook.minimal.MiniMultiHeadAttention" in report(ID["attention_shapes"], shapes_by_running)
+
+
 def test_handing_the_fix_to_the_reference_layers_steps_or_attention_fails():
     """A fix that rebuilds call from the reference layer's own steps, or sends each head to
     the public attention, writes no attention of its own (review round 10)."""

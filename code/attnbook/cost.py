@@ -160,10 +160,11 @@ class PeakMemory:
 def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     """测量 ``fn(*args, *setup(*setup_args))`` 的峰值常驻内存与峰值内存增长。
 
-    调用在一个新的子进程里运行，所以本进程已占的内存、之前的测量留在分配器里的内存，
-    都不会掩盖或抬高结果；子进程从一个已导入 TensorFlow 的 forkserver 分叉而来（见
-    ``attnbook._child_process``）。可选的 ``setup`` 先在子进程里运行，例如构造输入、预热，
-    不计入结果。``fn``、``setup`` 与所有参数都必须能被 pickle：用模块级函数和普通数据，
+    调用在一个新的子进程里运行，所以本进程已占的内存、本进程之前的测量留在分配器里的
+    内存，都不会掩盖或抬高结果；子进程从一个已导入 TensorFlow 的 forkserver 分叉而来（见
+    ``attnbook._child_process``）。可选的 ``setup`` 先在同一个子进程里运行，例如构造输入、
+    预热，它本身的用量不计入结果；但它释放后留在分配器里的内存，这次调用可以复用而不再
+    增长。所以预热只宜用小尺寸：在同样的尺寸上预热过，峰值内存增长会被低估，甚至接近 0。``fn``、``setup`` 与所有参数都必须能被 pickle：用模块级函数和普通数据，
     不能用 lambda。
 
     TensorFlow 不经过 Python 的分配器申请内存，``tracemalloc`` 看不到它，操作系统统计的

@@ -166,7 +166,7 @@ def measure_rnn_vs_attention(lengths, batch=8, d_model=64, heads=4, repeats=5, r
     """Keras 的 GRU 与 ``MiniMultiHeadAttention`` 在每个长度上的前向与训练步时间。
 
     GRU 必须走 ``n`` 个前后依赖的时步；注意力一次给所有位置打分。输入的形状是
-    ``(batch, n, d_model)`` 。训练步是一次前向加反向（损失为输出的平方和，对层的参数
+    ``(batch, n, d_model)``。训练步是一次前向加反向（损失为输出的平方和，对层的参数
     求梯度，GRU 要沿时间反向传播）。每个长度上，各个函数依次计时一组（预热 1 次、
     计时 ``repeats`` 次），这样轮流 ``rounds`` 轮，取全部计时的中位数：机器负载的变化
     分摊到各轮，但不保证落在各个函数上一样多。返回的字典有 ``"n"``、``"rnn_ms"``、``"attention_ms"`` 三列；``training``
@@ -202,7 +202,7 @@ def sequence_layer(kind, d_model=64, heads=4):
 
 
 def run_sequence_layer(kind, x):
-    """用 :func:`sequence_layer` 的层处理 ``x`` ；定义在模块一级，子进程才能 pickle 它。"""
+    """用 :func:`sequence_layer` 的层处理 ``x``；定义在模块一级，子进程才能 pickle 它。"""
     return sequence_layer(kind, x.shape[-1])(x)
 
 

@@ -1,4 +1,4 @@
-"""原稿的最小层：第 4.5 节“手写一个多头注意力层”里的 MiniMultiHeadAttention，只改了一行。
+"""原稿的最小层：第 4.5 节《手写一个多头注意力层》里的 MiniMultiHeadAttention，只改了一行。
 
 正文直接从原稿的文本展示这个类，运行的是这里的副本。在本书固定的 TensorFlow 版本（Keras 3，见
 ``requirements.txt``）下原稿的代码不需要任何改动就能运行；副本只把原稿的

@@ -38,7 +38,7 @@ def count_rnn_cell_calls(x, units):
 
     ``units`` 是 RNN 的隐藏维度。这个 RNN 是展开的：每个时步调用一次单元，每次都要
     等上一步的状态，所以结果是 ``n``。（``tf.while_loop`` 的形式同样走 n 步，只是
-    TensorFlow 后端为了推断输出形状还会多调用一次。）只计前向计算，不计构建时的调用。
+    TensorFlow 后端为了推断输出形状还会多调用一次。）只计前向计算，不计层构建（``build``）时的调用。
     """
     cell = _CountingCell(units)
     layer = keras.layers.RNN(cell, unroll=True)

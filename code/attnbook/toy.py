@@ -104,9 +104,9 @@ class ReversalModel(keras.Model):
 
 @dataclasses.dataclass
 class ReversalRun:
-    """训练好的 :class:`ReversalModel`，以及它的训练输入、留出数据与得分。
+    """训练好的 :class:`ReversalModel`，以及它的训练输入、测试数据与准确率。
 
-    ``accuracy`` 是留出数据上逐个数字的准确率，``sequence_accuracy`` 是整个序列
+    ``accuracy`` 是测试数据上逐个数字的准确率，``sequence_accuracy`` 是整个序列
     全对的比例。
     """
 
@@ -118,7 +118,7 @@ class ReversalRun:
     sequence_accuracy: float  # held-out, whole sequence right
 
     def cross_attention(self, count=None):
-        """留出序列上的交叉注意力权重 ``(count, n_out, n_in)``，默认取全部序列。"""
+        """测试序列上的交叉注意力权重 ``(count, n_out, n_in)``，默认取全部序列。"""
         return self.model.cross_attention_weights(self.test_inputs[:count])
 
 
@@ -135,7 +135,7 @@ def alignment_accuracy(weights):
 
 def train_reversal(epochs=6, seed=0, n_train=4096, n_test=512, length=8, vocab=10,
                    d_model=32, num_heads=4, batch_size=64, learning_rate=3e-3):
-    """用固定种子训练一个 :class:`ReversalModel`，并在留出数据上打分。
+    """用固定种子训练一个 :class:`ReversalModel`，并在测试数据上算准确率。
 
     种子：``keras.utils.set_random_seed(seed)`` 固定初始参数与打乱顺序；训练序列与
     测试序列分别来自种子 ``seed`` 与 ``seed + 1``。训练时不打印任何东西
@@ -165,9 +165,9 @@ def train_stack(layer_cls, depth=2, steps=60, d_model=32, num_heads=4, n=10, bat
     """把 ``depth`` 个 ``layer_cls(d_model, num_heads)`` 串联起来，训练它们输出序列平均。
 
     任务：输入 ``x`` 是形状为 ``(batch, n, d_model)`` 的随机序列，目标是每个位置都输出
-    整条序列的平均 ``mean(x, axis=1)`` ，完成任务必须跨位置取材。每一步都换一批新输入，
+    整条序列的平均 ``mean(x, axis=1)``，完成任务必须跨位置取材。每一步都换一批新输入，
     用 ``tf.GradientTape`` 对参与训练的层一起求梯度。只要求 ``layer_cls`` 是自注意力层
-    ``layer(x)`` ，所以原稿的最小层也能用。
+    ``layer(x)``，所以原稿的最小层也能用。
 
     ``frozen`` 是对照：最前面的 ``frozen`` 层的参数保持初始值、不参与训练。种子相同时，
     冻结与不冻结的两次训练从同样的初始参数出发、看到同样的输入，只差这几层是否训练；

@@ -58,7 +58,7 @@ def check(exercise_id, answer, *, time_limit=20.0, seed=None, memory_limit=MEMOR
     判定，也影响不到以后的检查。不给 ``seed`` 时，每次调用都重新随机生成输入，
     所以缓存的或写死的结果过不了检查。载入答案和每个用例各有 ``time_limit`` 秒，超时、内存超过上限、
     调用了这道题装了绊线的参考实现或导入了参考解答，都会让检查停下（绊线拦的是顺手的捷径，
-    见 :mod:`attnbook.exercises` 的“防什么，不防什么”）。答案还是骨架（抛出
+    见 :mod:`attnbook.exercises` 的《防什么，不防什么》）。答案还是骨架（抛出
     ``NotImplementedError``）时，判定为“未完成”；按 Ctrl-C 则立刻结束检查进程，
     判定为“已中断”。读者设置的 Keras dtype 策略（比如 ``mixed_bfloat16``）对答案
     照样生效，参考结果则总按 float32 计算。本函数不打印任何东西。

@@ -92,7 +92,7 @@ _ATTENTION = (
              checker=heads.MERGE),
     Exercise("ex-fix-scale", "修好按 d_model 缩放的层", kind="class",
              signature="FixedMultiHeadAttention(d_model, num_heads)",
-             doc="复制 4.5.6 列出的 BuggyMultiHeadAttention，改对那一行。",
+             doc="复制练习 4.5.6 列出的 BuggyMultiHeadAttention，改对那一行。",
              checker=layers.FIXED_LAYER),
     Exercise("ex-shape-test", "用形状测试抓出错误的层",
              signature="shape_test(layer_cls)",

@@ -73,7 +73,7 @@ def split_heads(x, num_heads):
 
 
 def merge_heads(x):
-    """:func:`split_heads` 的逆：把各个头的输出拼回一维。
+    """:func:`split_heads` 的逆：把各个头的输出拼回最后一维。
 
     Args:
         x: ``(batch, num_heads, seq, depth)``。

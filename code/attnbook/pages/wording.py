@@ -65,7 +65,7 @@ def growth(lengths, values):
     """``values`` 随长度怎样变，写成谓语，接在“吞吐”这样的主语之后。
 
     看整个范围两端之间的双对数斜率 s = log(末值/首值) / log(末长/首长)，与论断核对表
-    判“训练吞吐随序列长度近乎线性扩展”的界相同（``book/claims.yml`` 的
+    判「训练吞吐随序列长度近乎线性扩展」的界相同（``book/claims.yml`` 的
     ``training-throughput``；``tests/test_wording.py`` 核对两者一致）：
 
     - 0.7 ≤ s ≤ 1.3：``"近乎线性地增长"``；s > 1.3：``"比线性增长得还快"``；

@@ -184,8 +184,8 @@ def reversal_alignment(weights, inputs, outputs=None,
 def alignment_before_after(untrained, learned, inputs, outputs=None):
     """未经训练的交叉注意力权重表与倒序模型学到的对齐，并排，共用 0 到 1 的颜色条。
 
-    ``untrained`` 为 ``(n_dec, n_enc)`` ，例如正文交叉注意力清单的 ``weights[0]`` ；
-    ``learned`` 为 ``(n_out, n_in)`` ，``inputs`` 与 ``outputs`` 同 :func:`reversal_alignment` 。
+    ``untrained`` 为 ``(n_dec, n_enc)``，例如正文交叉注意力清单的 ``weights[0]``；
+    ``learned`` 为 ``(n_out, n_in)``，``inputs`` 与 ``outputs`` 同 :func:`reversal_alignment`。
     """
     untrained, learned = _as_table(untrained, "untrained"), _as_table(learned, "learned")
     fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.4), layout="constrained",

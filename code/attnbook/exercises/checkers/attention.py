@@ -15,11 +15,14 @@ from . import call_case, twice_case
 SDPA_FORBIDDEN = (
     ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),
     ("attnbook.masked_softmax", attention.masked_softmax),
+    ("attnbook.attention._masked_softmax", attention._masked_softmax),
+    ("attnbook.attention._attend", attention._attend),
     ("attnbook.chunked_attention", efficient.chunked_attention),
     ("attnbook.MiniMultiHeadAttention", attention.MiniMultiHeadAttention.call),
+    ("attnbook.MiniMultiHeadAttention._compute_attention", attention.MiniMultiHeadAttention._compute_attention),
     ("attnbook.exercises.checkers.numpy_ref.attention", ref.attention),  # the hints' NumPy reference
 )
-EMPTY_ROW_NAN = "（整行被遮住的那一行应得到全为 0 的注意力权重和输出，而不是 0/0）"
+EMPTY_ROW_NAN = "（一整行都被遮住时，这一行的注意力权重和输出应全为 0，而不是 0/0）"
 MASKED_NOT_ZERO = ("被掩码遮住的位置，注意力权重应恰好为 0，得到 {value:.1e}（位置 {where}）："
                    "加在分数上的负数不够小，可以在 softmax 之后把这些位置置 0")
 
@@ -46,7 +49,7 @@ def _sdpa_hints(q, k, v, mask):
     if mask is not None:
         hints += [
             ("（看起来忽略了掩码）", ref.attention(q, k, v)),
-            ("（看起来掩码用反了：True 表示可以关注）", ref.attention(q, k, v, ~np.asarray(mask))),
+            ("（看起来掩码用反了：True 表示可以看）", ref.attention(q, k, v, ~np.asarray(mask))),
             ("（看起来整行被遮住时得到了均匀的注意力权重：这一行应全为 0）",
              ref.attention(q, k, v, mask, empty_rows="uniform")),
         ]

@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from ... import attention
+from ... import attention, minimal
 from ..._tf import tf
 from .. import _messages as say
 from ..buggy import BuggyMultiHeadAttention
@@ -18,6 +18,8 @@ HEADS_FORBIDDEN = (
     ("MiniMultiHeadAttention._split_heads", MHA._split_heads),
     ("MiniMultiHeadAttention._merge_heads", MHA._merge_heads),
     ("attnbook.MiniMultiHeadAttention", MHA.call),
+    ("attnbook.minimal.MiniMultiHeadAttention", minimal.MiniMultiHeadAttention.call),
+    ("attnbook.minimal.MiniMultiHeadAttention._split_heads", minimal.MiniMultiHeadAttention._split_heads),
     ("attnbook.exercises.buggy.BuggyMultiHeadAttention.split_heads", BuggyMultiHeadAttention.split_heads),
 )
 NO_TRANSPOSE = "（看起来只 reshape 没有 transpose）"

@@ -86,7 +86,7 @@ def _must_catch(outcome, name, explanation):
         raise Fail(f"变体“{name}”没有被你的测试发现（{explanation}）")
     if not outcome["assertion"]:
         return (f"发现了，但抛出的是 {outcome['raised']} 而不是 AssertionError"
-                f"（{outcome['short']}）：形状不对时最好用 assert 报告")
+                f"（{outcome['short']}）：形状不对时最好抛出 AssertionError")
     return None
 
 
@@ -105,6 +105,7 @@ FIXED_FORBIDDEN = (
     *((f"attnbook.MiniMultiHeadAttention.{step.__name__}", step)
       for step in (MHA._split_heads, MHA._merge_heads, MHA._compute_attention, MHA._project_output)),
     ("attnbook.scaled_dot_product_attention", attention.scaled_dot_product_attention),
+    ("attnbook.attention._attend", attention._attend),
     ("attnbook.masked_softmax", attention.masked_softmax),
 )
 FIXED_LAYER = Checker(fixed_layer_cases, FIXED_FORBIDDEN, noun="层", uses_policy=True)

@@ -17,14 +17,14 @@ MASK_FORBIDDEN = (
     ("attnbook.causal_mask", masks.causal_mask),
     ("attnbook.combine_masks", masks.combine_masks),
 )
-INVERTED = "（看起来掩码反了：True 表示可以关注，False 表示遮住）"
+INVERTED = "（看起来掩码反了：True 表示可以看，False 表示遮住）"
 
 
 def _bool_mask(result):
     mask = to_array(result, "掩码")
     if mask.dtype != bool:
         raise Fail(f"掩码必须是布尔张量，得到 {tf.as_dtype(mask.dtype).name}"
-                   "（True 表示可以关注；可以用比较运算直接得到布尔值）")
+                   "（True 表示可以看；可以用比较运算直接得到布尔值）")
     return mask
 
 
