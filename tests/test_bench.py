@@ -172,7 +172,7 @@ def test_the_ledger_rows_show_each_file_apart_and_say_how_it_counts(claim_id):
         assert f"结果文件 {path.name}" in reason and "CPU（" in reason
         # the parallel-hardware row never takes a CPU file's numbers; the speed row takes
         # them as another configuration, judged by the same rule, never in place of the build's
-        said = "不参与判定" if claim_id == "training-throughput" else "不替代本次构建的数，但作为另一种配置按同样的要求"
+        said = "不参与判定" if claim_id == "training-throughput" else "不替代本次构建的数，但按同样的要求"
         assert said in reason, (claim_id, reason)
     assert row.select_one(".claim-status").get_text(strip=True) != "成立（本次构建实测）"
 
