@@ -223,9 +223,9 @@ def test_attention_slower_at_one_length_makes_short_sequences_partly_true():
     never = dict(TIMINGS, forward_ms_attention=[99.0] * 4, train_ms_attention=[99.0] * 4)
     assert verdict("short-sequences", **never).kind == "fails"
     with_file = verdict("short-sequences", **dict(TIMINGS, **bench_values(*CPU_FILES)))   # batch 8: 1.63 at 512
-    assert f"但别的配置不是处处至少快一倍：结果文件 {CPU_FILES[0].name} 的" in with_file.reason   # this build: ≥ 2
+    assert f"但别的配置不是处处至少快一倍：结果文件 {CPU_FILES[0].name} 在几百步以内" in with_file.reason   # this build: ≥ 2
     both_short = verdict("short-sequences", **dict(slower, **bench_values(*CPU_FILES)))   # this build: < 2 too
-    assert f"别的配置也不是处处至少快一倍：结果文件 {CPU_FILES[0].name} 的" in both_short.reason
+    assert f"别的配置也不是处处至少快一倍：结果文件 {CPU_FILES[0].name} 在几百步以内" in both_short.reason
     assert "判定要求处处不小于 2" in with_file.reason and "提交进本书的别的配置" not in with_file.reason
 
 
@@ -233,7 +233,21 @@ def test_every_results_file_that_falls_short_is_named(tmp_path):
     copy = tmp_path / "zz-copy.json"
     copy.write_text(CPU_FILES[0].read_text(encoding="utf-8"), encoding="utf-8")
     both = verdict("short-sequences", **dict(TIMINGS, **bench_values(CPU_FILES[0], copy)))
-    assert f"结果文件 {CPU_FILES[0].name}、zz-copy.json 的时间之比有低于 2 的" in both.reason
+    assert f"结果文件 {CPU_FILES[0].name}、zz-copy.json 在几百步以内的时间之比有低于 2 的" in both.reason
+
+
+def test_a_results_file_short_only_beyond_a_thousand_steps_is_not_named():
+    """The row judges 几百步以内: another file whose GRU/attention ratio falls under 2 only
+    at n ≥ 1000 is not named, and one that falls under 2 at n = 512 is."""
+    values = bench_values(*CPU_FILES)
+    lengths = [n for n in values["bench_timing_lengths"][0]] + [2048]
+    long_only = dict(values, bench_timing_lengths=[lengths],
+                     bench_forward_speedup=[[3.0] * (len(lengths) - 1) + [1.5]],
+                     bench_train_speedup=[[3.0] * len(lengths)])
+    passes = verdict("short-sequences", **dict(TIMINGS, **long_only)).reason
+    assert "其余结果文件，几百步以内的时间之比也都不低于 2" in passes and "有低于 2 的" not in passes
+    at_512 = dict(long_only, bench_forward_speedup=[[3.0] * (len(lengths) - 2) + [1.9, 3.0]])
+    assert f"结果文件 {CPU_FILES[0].name} 在几百步以内" in verdict("short-sequences", **dict(TIMINGS, **at_512)).reason
 
 
 COUNTED = {"score_counted_lengths": [250, 500, 1000, 2000],
@@ -297,6 +311,8 @@ def test_a_gpu_results_file_decides_throughput_and_the_row_names_it(tmp_path):
     assert f"本行按结果文件 {GPU_FIXTURE.name} 判定" in result.reason and "固定开销" in result.reason
     assert "本书没有测的部分：并行硬件" not in result.reason
     assert "0.93、0.93" in result.reason   # the fixture's slopes, not this build's 0.26、0.40、-1.19
+    assert "本次构建每个长度只计时几次" not in result.reason   # the build's timing count is not the file's
+    assert "本次构建每个长度只计时几次" in cpu_branch("training-throughput", **falling).reason
     assert "不参与判定" in result.reason and len(result.files) == len(CPU_FILES) + 1
     slow_gpu = json.loads(GPU_FIXTURE.read_text(encoding="utf-8"))
     slow_gpu["rnn_vs_attention"]["attention_train_ms"] = [2.0, 4.0, 8.0, 16.0]   # flat throughput

@@ -1,10 +1,11 @@
 """The counts behind "8 parallel scores against 8 serial steps", and how far a position reaches."""
 
+import keras
 import numpy as np
 import pytest
 
 from attnbook import tf
-from attnbook.parallel import count_rnn_cell_calls, matmul_ops, reach
+from attnbook.parallel import _CountingCell, count_rnn_cell_calls, matmul_ops, reach
 
 
 @pytest.mark.claim("one-matmul")
@@ -23,6 +24,25 @@ def test_matmul_ops_counts_each_product():
 @pytest.mark.parametrize("n", [1, 8, 13])
 def test_rnn_calls_its_cell_once_per_step(n):
     assert count_rnn_cell_calls(tf.random.normal([2, n, 4]), units=3) == n
+
+
+def test_rolled_rnn_call_counts_are_not_steps():
+    """The docstring's reason for unrolling: the tf.while_loop form counts n + 1 eagerly
+    and, inside tf.function, only the traces (two), then nothing on later runs."""
+    x = tf.random.normal([2, 5, 4])
+    cell = _CountingCell(3)
+    layer = keras.layers.RNN(cell)
+    layer.build(x.shape)
+    cell.calls = 0
+    layer(x)
+    assert cell.calls == 5 + 1
+    traced = tf.function(layer.__call__)
+    cell.calls = 0
+    traced(x)
+    assert cell.calls == 2
+    cell.calls = 0
+    traced(x)
+    assert cell.calls == 0
 
 
 def test_reach_is_the_norm_of_each_outputs_gradient():

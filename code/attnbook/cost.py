@@ -171,8 +171,8 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     常驻页面却看得到。在 Linux 上，峰值计数器（VmHWM）通常在调用前一刻清零
     （``/proc/self/clear_refs``）；其他系统上用进程生命期内的最大值（``ru_maxrss``）：
     峰值只会偏大，调用前的基线也取的是这个最大值（``setup`` 包括在内），所以峰值内存
-    增长可能偏小，甚至为 0。在 Linux 上 ``clear_refs`` 写不进时（某些容器里），峰值同样
-    退回 ``ru_maxrss``，基线却是当前常驻内存，增长可能偏大。``PeakMemory.method`` 记下
+    增长可能偏小，甚至为 0。在 Linux 上，``clear_refs`` 写不进时（某些容器里），峰值同样
+    退回 ``ru_maxrss``，基线却是当前常驻内存，增长可能偏大，但不会偏小。``PeakMemory.method`` 记下
     这一次用的是哪一种。
 
     返回一个 :class:`PeakMemory`。调用失败或超过 ``timeout_s`` 秒时抛出
