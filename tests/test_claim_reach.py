@@ -241,7 +241,7 @@ def readings():
 SHARED_READINGS = {
     "build_cpu_count": "the build machine's logical cores, named beside every timing",
     "build_tf_version": "the TensorFlow version, named beside every timing",
-    "build_machine": "the build machine in words (cores, TensorFlow), where a timing row names it",
+    "build_machine": "the build machine in words (CPU model, cores, TensorFlow), where a timing row names it",
     "scaling_n_keys": "the keys per row of the scaling measurement, named as its configuration",
     "bench_file": "the results file a row is judged on, named in its reason",
     "bench_device": "that file's device, named beside its numbers",

@@ -140,6 +140,19 @@ def test_sliding_window_never_builds_the_n_by_n_table():
     assert dense >= n * n  # the probe sees the table when there is one
 
 
+def test_sliding_window_masks_cost_what_its_docstring_says():
+    """A key padding mask (…, 1, n_k) keeps the cost linear; a full (…, n_q, n_k) mask is
+    copied whole (the docstring tells readers to pass the padding mask instead)."""
+    n, d = 4096, 16
+    spec = tf.TensorSpec([1, n, d])
+    window = lambda q, k, v, m: sliding_window_attention(q, k, v, 8, mask=m)  # noqa: E731
+    unmasked = largest_intermediate(lambda q, k, v: sliding_window_attention(q, k, v, 8), spec, spec, spec)
+    padding = largest_intermediate(window, spec, spec, spec, tf.TensorSpec([1, 1, n], tf.bool))
+    assert padding <= unmasked < n * n / 16
+    full = largest_intermediate(window, spec, spec, spec, tf.TensorSpec([1, n, n], tf.bool))
+    assert full >= n * n
+
+
 def full_attention_output(q, k, v):
     return scaled_dot_product_attention(q, k, v)[0]
 

@@ -142,9 +142,10 @@ def _wait(result):
 class PeakMemory:
     """一次调用在新进程里占用的常驻内存，单位为字节。
 
-    ``baseline_bytes`` 是调用前（``setup`` 之后）的常驻内存，``peak_bytes`` 是调用期间
-    的最高值（峰值常驻内存），``growth_bytes`` 是二者之差，即书中说的峰值内存增长。
-    ``method`` 说明峰值是怎么读到的。
+    ``baseline_bytes`` 是调用前（``setup`` 之后）的基线，``peak_bytes`` 是峰值，
+    ``growth_bytes`` 是二者之差，即书中说的峰值内存增长。``method`` 说明它们是怎么读到的：
+    在 Linux 上通常是调用前的常驻内存与调用期间的峰值常驻内存；退回 ``ru_maxrss`` 时，
+    峰值是进程生命期内的最大值，其他系统上基线也是（见 :func:`peak_memory`）。
     """
 
     baseline_bytes: int
@@ -164,7 +165,8 @@ def peak_memory(fn, *args, setup=None, setup_args=(), timeout_s=600):
     内存，都不会掩盖或抬高结果；子进程从一个已导入 TensorFlow 的 forkserver 分叉而来（见
     ``attnbook._child_process``）。可选的 ``setup`` 先在同一个子进程里运行，例如构造输入、
     预热，它本身的用量不计入结果；但它释放后留在分配器里的内存，这次调用可以复用而不再
-    增长。所以预热只宜用小尺寸：在同样的尺寸上预热过，峰值内存增长会被低估，甚至接近 0。``fn``、``setup`` 与所有参数都必须能被 pickle：用模块级函数和普通数据，
+    增长。所以预热只宜用小尺寸：在同样或更大的尺寸上预热过，峰值内存增长会被低估，
+    甚至接近 0。``fn``、``setup`` 与所有参数都必须能被 pickle：用模块级函数和普通数据，
     不能用 lambda。
 
     TensorFlow 不经过 Python 的分配器申请内存，``tracemalloc`` 看不到它，操作系统统计的

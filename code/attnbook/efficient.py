@@ -1,7 +1,7 @@
 """不存 n × n 打分表的长序列注意力：正文点名的两种变体（滑动窗口、线性注意力），外加精确的分块注意力。
 
 - 滑动窗口注意力 :func:`sliding_window_attention`：每个查询只看邻近的位置，
-  成本是 ``O(n · window)``。
+  成本是 ``O(n · B)``，块长 ``B = max(min(window, n), 64)``。
 - 线性注意力 :func:`linear_attention`：用核特征映射代替 softmax，乘积可以重新
   结合成 ``φ(Q) (φ(K)ᵀ V)``，成本是 ``O(n · d_k · d_v)``。
 - 分块注意力 :func:`chunked_attention`：精确的 softmax 注意力，每次只处理一块键，
@@ -63,7 +63,8 @@ def sliding_window_attention(query, key, value, window, causal=False, mask=None)
         causal: 为 True 时，查询之后的键也不能看。
         mask: 可选的布尔掩码，可广播到 ``(..., n_q, n_k)``，True 表示可以看；与带状
             范围取逻辑与。键的填充掩码 ``(..., 1, n_k)`` 不会破坏线性成本；完整的
-            ``(..., n_q, n_k)`` 掩码只读取带内的部分。
+            ``(..., n_q, n_k)`` 掩码只有带内的部分影响结果，但函数会为它做一份与掩码
+            同样大小的补齐副本，成本是 ``O(n_q · n_k)``：要保持线性成本，传键的填充掩码。
 
     Returns:
         输出 ``(..., n_q, d_v)``。一个键都不能看的查询得到全 0。
@@ -117,8 +118,8 @@ def _band(block, width, window, causal):
 def _mask_tiles(mask, windows, blocks, block, tail, idx):
     """Cut the band's tiles out of a user mask ``(..., n_q or 1, n_k or 1)``.
 
-    Returns a mask broadcastable to ``(..., n_blocks, B, width)``; only the band is
-    read. Boolean tensors are gathered and reshaped but never transposed: oneDNN logs
+    Returns a mask broadcastable to ``(..., n_blocks, B, width)``; only the band
+    reaches the result, but a full mask is padded whole first (a copy of its size). Boolean tensors are gathered and reshaped but never transposed: oneDNN logs
     an error line for a boolean transpose, and such lines must not reach the book.
     """
     n_blocks, width = idx.shape
