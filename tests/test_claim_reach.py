@@ -30,7 +30,7 @@ FIXED = {
     "memory_segments", "serial_lengths", "score_counted_lengths", "scaling_d_k", "scaling_uniform_weight",
     "scaling_n_keys", "scaling_n_queries", "scaling_heads",
     "walkthrough_positions", "reach_positions", "reach_near", "reach_far", "stack_steps", "stack_tail_steps",
-    "build_cpu_count", "build_tf_version", "build_machine", "score_pairs_n1000",
+    "build_cpu_count", "build_machine", "score_pairs_n1000",
     "minus_infinity_row_is_nan",   # softmax of a row of -inf is NaN by IEEE 754 on every build
 }
 
@@ -239,9 +239,7 @@ def readings():
 
 #: Each value more than one row reads, and the one reading the rows share (reviewed).
 SHARED_READINGS = {
-    "build_cpu_count": "the build machine's logical cores, named beside every timing",
-    "build_tf_version": "the TensorFlow version, named beside every timing",
-    "build_machine": "the build machine in words (CPU model, cores, TensorFlow), where a timing row names it",
+    "build_machine": "the build machine in words (CPU model, cores, TensorFlow), where a measured row names it",
     "scaling_n_keys": "the keys per row of the scaling measurement, named as its configuration",
     "bench_file": "the results file a row is judged on, named in its reason",
     "bench_device": "that file's device, named beside its numbers",

@@ -146,7 +146,7 @@ BENCH_DATA = ROOT / "book" / "data" / "bench"
 CPU_FILES = sorted(BENCH_DATA.glob("*.json"))   # committed: produced on a CPU
 GPU_FIXTURE = ROOT / "tests" / "fixtures" / "bench-gpu-test-fixture.json"   # made up, for tests only
 NO_FILES = bench_values()
-TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2, "build_tf_version": "2.21.0",
+TIMINGS = {"timing_lengths": [64, 128, 256, 512], "build_cpu_count": 2,
            "build_machine": "2 个 CPU 核，TensorFlow 2.21.0",
            "forward_ms_gru": [3.1, 4.2, 9.7, 17.5], "forward_ms_attention": [1.4, 1.6, 2.9, 7.6],
            "train_ms_gru": [7.7, 10.8, 23.7, 46.3], "train_ms_attention": [2.0, 3.1, 6.6, 23.0], **NO_FILES}
@@ -171,7 +171,7 @@ def segment_slopes(x, y):
 def throughput(train_ms_attention, train_ms_gru=TIMINGS["train_ms_gru"]):
     """The values the cost page glues for the throughput row, from training-step times."""
     ns = TIMINGS["timing_lengths"]
-    values = {"build_cpu_count": 2, "build_tf_version": "2.21.0", "timing_lengths": ns, **NO_FILES,
+    values = {"build_cpu_count": 2, "timing_lengths": ns, **NO_FILES,
               "build_machine": "2 个 CPU 核，TensorFlow 2.21.0",
               "timing_segments": [f"{a}→{b}" for a, b in zip(ns, ns[1:])],
               "train_time_segment_slopes_attention": segment_slopes(ns, train_ms_attention)}
@@ -252,7 +252,7 @@ def test_a_results_file_short_only_beyond_a_thousand_steps_is_not_named():
 
 COUNTED = {"score_counted_lengths": [250, 500, 1000, 2000],
            "score_counted_pairs": [250 ** 2, 500 ** 2, 1000 ** 2, 2000 ** 2]}
-QUADRATIC = {**COUNTED, "build_cpu_count": 2, "build_tf_version": "2.21.0",
+QUADRATIC = {**COUNTED, "build_cpu_count": 2, "build_machine": "2 个 CPU 核，TensorFlow 2.21.0",
              "variant_lengths": [2048, 4096, 8192], "variant_segments": ["2048→4096", "4096→8192"]}
 
 
@@ -296,7 +296,7 @@ def test_the_committed_results_files_are_cpu_and_do_not_decide_throughput():
         line = next(line for line in result.files if path.name in line)
         assert "CPU：" in line and "个逻辑核" in line and "提交 " in line and "吞吐斜率" in line
     assert "本行按结果文件" not in result.reason
-    assert result.values.startswith("构建机器 2 个 CPU 核")   # this build's values, apart from the files'
+    assert result.values.startswith("构建机器（2 个 CPU 核")   # this build's values, apart from the files'
 
 
 def test_a_gpu_results_file_decides_throughput_and_the_row_names_it(tmp_path):

@@ -72,7 +72,7 @@ def test_growth_uses_the_ledgers_bounds_for_the_throughput_claim():
     ns = [64, 128, 256, 512]
     base = {"timing_lengths": ns, "timing_segments": ["64→128", "128→256", "256→512"],
             "train_throughput_gru": [1000.0, 1500.0, 1700.0, 1800.0], "build_cpu_count": 2,
-            "build_tf_version": "2.21.0", "build_machine": "2 个 CPU 核", "judged": [],
+            "build_machine": "2 个 CPU 核", "judged": [],
             "bench_train_throughput_segment_slopes_attention": [], "bench_train_throughput_segment_slopes_gru": [],
             "bench_train_time_segment_slopes_attention": [], "bench_timing_segments": [], "bench_file": [],
             "bench_device": [], "bench_train_throughput_attention": [], "bench_train_throughput_gru": [],

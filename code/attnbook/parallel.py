@@ -34,13 +34,15 @@ class _CountingCell(keras.layers.SimpleRNNCell):
 
 
 def count_rnn_cell_calls(x, units):
-    """让 SimpleRNN 处理 ``x`` ``(batch, n, features)``，返回它的单元被调用的次数。
+    """让展开的 ``keras.layers.RNN`` 处理 ``x`` ``(batch, n, features)``，返回单元被调用的次数。
 
-    ``units`` 是 RNN 的隐藏维度。这个 RNN 是展开的，并且即时执行：每个时步调用一次单元，
-    每次都要等上一步的状态，所以结果是 ``n``。层构建（``build``）之后才开始计数，只计前向计算。
-    不展开的 ``tf.while_loop`` 形式同样走 n 步，但 Python 里数到的调用次数不等于步数：
-    即时执行时是 n + 1 次（TensorFlow 后端为推断输出形状多调用一次）；放进 ``tf.function``
-    后单元只在追踪时被调用（本书钉住的 Keras 3 的 TensorFlow 后端上是两次），之后每次运行，数到的调用次数都是 0。
+    单元是 ``SimpleRNNCell`` 加上一个计数器，``units`` 是它的隐藏维度。这个 RNN 是展开的，
+    并且即时执行：展开就是 Python 里循环 n 次，每个时步调用一次单元，所以结果是 ``n``，
+    由代码决定。这个数本身不说明每步在等上一步；等待来自单元的输入里有上一步的状态。
+    层构建（``build``）之后才开始计数，只计前向计算。不展开的 ``tf.while_loop`` 形式同样
+    走 n 步，但 Python 里数到的调用次数不等于步数：即时执行时是 n + 1 次（TensorFlow 后端
+    为推断输出形状多调用一次）；放进 ``tf.function`` 后单元只在追踪时被调用（本书钉住的
+    Keras 3 的 TensorFlow 后端上是两次），之后每次运行，数到的调用次数都是 0。
     """
     cell = _CountingCell(units)
     layer = keras.layers.RNN(cell, unroll=True)
