@@ -263,6 +263,18 @@ def test_measure_variants_returns_plain_rows():
     assert len(lines) == 8
 
 
+def test_each_memory_point_is_the_median_of_its_readings(monkeypatch):
+    """One stray reading (a page of the allocator, a few MiB) cannot move a point."""
+    from attnbook import measurements
+
+    readings = iter([1.0, 9.0, 2.0, 5.0, 4.0, 6.0] * 2)   # MiB, three per point
+    monkeypatch.setattr(measurements.cost, "peak_memories",
+                        lambda calls: [cost.PeakMemory(0, 0, int(next(readings) * 2**20), "test") for _ in calls])
+    assert measurements.MEMORY_READINGS == 3
+    peaks = measurements._peak_growth(None, None, ["a", "b"], [64, 128], lambda name, n: ())
+    assert peaks == {"a": [2.0, 5.0], "b": [2.0, 5.0]}
+
+
 @pytest.mark.parametrize("nbytes, text", [
     (0, "0 B"), (1023, "1023 B"), (40_000, "39.1 KiB"), (4_000_000, "3.8 MiB"),
     (cost.score_table(100_000)["bytes"], "37.3 GiB"),

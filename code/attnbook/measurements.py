@@ -9,6 +9,7 @@
 """
 
 import functools
+import statistics
 
 import keras
 import numpy as np
@@ -70,8 +71,8 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
     """每种变体在每个长度上的时间（以及峰值内存增长）。
 
     返回 ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] 或 None}}``；时间是
-    ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，在新的子
-    进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完全部时间，再测内存：内存
+    ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，取三个读数的
+    中位数，每个读数在新的子进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完全部时间，再测内存：内存
     读数不受别的进程影响，可以几个子进程同时测，而计时不能。
     """
     results = {}
@@ -91,12 +92,20 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
     return results
 
 
+#: Readings per point: a reading of a few MiB moves by about 1 MiB between child processes
+#: (allocator and page granularity), enough to tip a slope; the median of three holds still.
+MEMORY_READINGS = 3
+
+
 def _peak_growth(run, prepare, names, lengths, sizes):
     """``{name: [MiB at each length]}``: the peak memory growth of ``run(name, *inputs)``,
-    ``inputs = prepare(name, *sizes(name, n))``, each reading in a new child process."""
-    calls = [(run, (name,), prepare, (name, *sizes(name, n))) for name in names for n in lengths]
+    ``inputs = prepare(name, *sizes(name, n))``, the median of ``MEMORY_READINGS`` readings,
+    each in a new child process."""
+    calls = [(run, (name,), prepare, (name, *sizes(name, n)))
+             for name in names for n in lengths for _ in range(MEMORY_READINGS)]
     peaks = iter(cost.peak_memories(calls))
-    return {name: [next(peaks).growth_mib for _ in lengths] for name in names}
+    return {name: [statistics.median(next(peaks).growth_mib for _ in range(MEMORY_READINGS)) for _ in lengths]
+            for name in names}
 
 
 # --- MiniMultiHeadAttention against Keras ---------------------------------------------
@@ -213,7 +222,7 @@ def prepare_sequence_layer(kind, batch, n, d_model):
 
 
 def measure_sequence_memory(lengths, batch=1, d_model=64):
-    """GRU 与注意力前向一次的峰值内存增长（MiB），每个读数在新的子进程里测。
+    """GRU 与注意力前向一次的峰值内存增长（MiB），取三个读数的中位数，每个读数在新的子进程里测。
 
     注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
     本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
