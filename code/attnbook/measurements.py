@@ -60,8 +60,10 @@ def run_variant(name, query, key, value):
 def prepare_variant(name, batch, heads, n, d):
     """Inputs of shape ``(batch, heads, n, d)`` after one small warm-up run of ``name``.
 
-    The warm-up loads the kernels and library code that any first call would load, so
-    that a memory reading of the real call counts only what ``n`` makes it need.
+    The warm-up loads the kernels and library code that any first call would load. The
+    real call is still the first at its shape: its trace and first execution add a part
+    that does not grow with ``n``, which pulls the slopes of small readings down. Warming up at the real shape would remove it, but would
+    leave memory the call can reuse (see :func:`attnbook.cost.peak_memory`).
     """
     run_variant(name, *random_qkv(1, 1, 64, d, seed=1)).numpy()
     return random_qkv(batch, heads, n, d)
@@ -124,7 +126,8 @@ def _forward_backward(layer, call, input_signature=None):
 
 def _interleaved(calls, rounds, repeats):
     """Time each of ``calls`` (name -> (fn, args)) in turn, ``rounds`` times over, so that
-    a change in the machine's load hits all of them alike. Returns median seconds."""
+    a change in the machine's load is spread over the rounds (not guaranteed to hit each
+    call alike). Returns median seconds."""
     times = {name: [] for name in calls}
     for _ in range(rounds):
         for name, (fn, args) in calls.items():
@@ -216,7 +219,11 @@ def run_sequence_layer(kind, x):
 
 
 def prepare_sequence_layer(kind, batch, n, d_model):
-    """先用一个小输入预热这一层，再返回形状为 ``(batch, n, d_model)`` 的输入。"""
+    """先用一个小输入预热这一层，再返回形状为 ``(batch, n, d_model)`` 的输入。
+
+    预热只加载算子与库；真正的调用仍是这个形状下的第一次，追踪与第一次执行会带来一段
+    与 ``n`` 无关的内存开销，读数小时它把斜率往下拉（见 :func:`prepare_variant`）。
+    """
     run_sequence_layer(kind, tf.zeros((1, 8, d_model))).numpy()
     return (tf.random.stateless_normal((batch, n, d_model), seed=(0, n)),)
 
@@ -224,8 +231,9 @@ def prepare_sequence_layer(kind, batch, n, d_model):
 def measure_sequence_memory(lengths, batch=1, d_model=64):
     """GRU 与注意力前向一次的峰值内存增长（MiB），取三个读数的中位数，每个读数在新的子进程里测。
 
-    注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列
-    本身随 n 线性增长）。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
+    注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列与
+    按序列长度存放的中间张量随 n 线性增长）。每个读数还含一段与 n 无关的开销，见
+    ``prepare_sequence_layer`` 的说明。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
     """
     peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, SEQUENCE_LAYERS, lengths,
                          lambda kind, n: (batch, n, d_model))
