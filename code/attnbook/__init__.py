@@ -3,7 +3,7 @@
 导入本包时会加载 TensorFlow，并滤掉它启动时打印的那几行日志（见 ``attnbook._tf``）。
 下面这些名字是第 4.5 节（注意力机制）的正文与练习最常用的，都可以直接从顶层导入：
 缩放点积注意力与多头注意力层（``attnbook.attention``），掩码（``attnbook.masks``），
-以及三种不存完整打分表的长序列注意力（``attnbook.efficient``；滑动窗口要求窗口远小于序列长度）。
+以及三种前向计算不存完整打分表的长序列注意力（``attnbook.efficient``；滑动窗口只在窗口远小于序列长度时才省）。
 """
 
 import importlib.metadata

@@ -105,8 +105,10 @@ class MiniMultiHeadAttention(keras.layers.Layer):
     - ``return_attention_scores=True``：另外返回注意力权重
       ``(batch, num_heads, n_q, n_k)``。
 
-    参数相同时，它与 ``keras.layers.MultiHeadAttention`` 的结果在 float32
-    舍入之内一致，那一层取 ``key_dim=depth``。这由仓库里的测试
+    参数相同、输入宽度等于 ``d_model`` 时，它与
+    ``keras.layers.MultiHeadAttention`` 的结果在 float32 舍入之内一致，
+    那一层取 ``key_dim=depth``。输入宽度不同时，Keras 那一层默认投影回
+    输入的宽度，要另取 ``output_shape=d_model`` 才可比。这由仓库里的测试
     ``tests/test_attention.py::test_matches_keras_multi_head_attention``
     核对，本站的页面上没有展示这项比较。
     参数或输入不合法时抛出 ``ValueError``。

@@ -1,10 +1,10 @@
-"""原稿的最小层：第 4.5 节《手写一个多头注意力层》里的 MiniMultiHeadAttention，只改了一行。
+"""原稿的最小层：第 4.5 节《手写一个多头注意力层》里的 MiniMultiHeadAttention，类的定义只改了一行。
 
 正文直接从原稿的文本展示这个类，运行的是这里的副本。在本书固定的 TensorFlow 版本（Keras 3，见
 ``requirements.txt``）下原稿的代码不需要任何改动就能运行；副本只把原稿的
 ``assert d_model % num_heads == 0`` 换成了与配套包的扩展层同一个检查：``python -O`` 会删掉
-``assert``，而这个检查总在，参数不合法时抛出 ``ValueError``。其余每个字符与原稿相同
-（仓库里的 ``tests/test_minimal.py`` 逐行核对）。
+``assert``，而这个检查总在，参数不合法时抛出 ``ValueError``。此外只在文件开头多了一行导入这个检查；
+类的定义里其余每个字符与原稿相同（仓库里的 ``tests/test_minimal.py`` 逐行核对）。
 
 它只接受自注意力 ``layer(x)``：x 的形状是 ``(batch, seq, features)``，输出 ``(batch, seq, d_model)``
 （``features`` 等于 ``d_model`` 时与输入同形）。

@@ -2,7 +2,8 @@
 
 :func:`check` 返回 :class:`Verdict`，它的文字是一份简短的中文报告；以
 ``check(...)`` 结尾的 Notebook 单元格会显示它。判定词是常量 ``PASSED`` （通过）、
-``FAILED`` （未通过）和 ``UNFINISHED`` （未完成：答案还是骨架），可以拿
+``FAILED`` （未通过）、``UNFINISHED`` （未完成：答案还是骨架）和 ``INTERRUPTED``
+（已中断：检查被 Ctrl-C 打断），可以拿
 ``verdict.state`` 与它们比较。在终端里：
 
 ::
@@ -43,10 +44,10 @@
 
 from ._cases import CaseResult, Verdict
 from ._check import check, check_by_name
-from ._messages import FAILED, PASSED, UNFINISHED
+from ._messages import FAILED, INTERRUPTED, PASSED, UNFINISHED
 from .catalog import CATALOG, CONCEPTUAL, EXERCISES, Exercise
 
 __all__ = [
-    "check", "check_by_name", "Verdict", "CaseResult", "PASSED", "FAILED", "UNFINISHED",
+    "check", "check_by_name", "Verdict", "CaseResult", "PASSED", "FAILED", "UNFINISHED", "INTERRUPTED",
     "Exercise", "CATALOG", "EXERCISES", "CONCEPTUAL",
 ]
