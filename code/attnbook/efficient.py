@@ -120,7 +120,8 @@ def _mask_tiles(mask, windows, blocks, block, tail, idx):
     """Cut the band's tiles out of a user mask ``(..., n_q or 1, n_k or 1)``.
 
     Returns a mask broadcastable to ``(..., n_blocks, B, width)``; only the band
-    reaches the result, but a full mask is padded whole first (a copy of its size). Boolean tensors are gathered and reshaped but never transposed: oneDNN logs
+    reaches the result, but a full mask is padded whole first (a copy of its size).
+    Boolean tensors are gathered and reshaped but never transposed: oneDNN logs
     an error line for a boolean transpose, and such lines must not reach the book.
     """
     n_blocks, width = idx.shape

@@ -62,8 +62,9 @@ def prepare_variant(name, batch, heads, n, d):
 
     The warm-up loads the kernels and library code that any first call would load. The
     real call is still the first at its shape: its trace and first execution add a part
-    that does not grow with ``n``, which pulls the slopes of small readings down. Warming up at the real shape would remove it, but would
-    leave memory the call can reuse (see :func:`attnbook.cost.peak_memory`).
+    that does not grow with ``n``, which pulls the slopes of small readings down.
+    Warming up at the real shape would remove it, but would leave memory the call can
+    reuse (see :func:`attnbook.cost.peak_memory`).
     """
     run_variant(name, *random_qkv(1, 1, 64, d, seed=1)).numpy()
     return random_qkv(batch, heads, n, d)
@@ -74,8 +75,8 @@ def measure_variants(lengths, d=64, heads=1, batch=1, repeats=3, memory=True, lo
 
     返回 ``{name: {"n": [...], "time_ms": [...], "peak_mib": [...] 或 None}}``；时间是
     ``tf.function`` 下前向计算的中位数，内存是一次调用期间常驻内存的增长，取三个读数的
-    中位数，每个读数在新的子进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完全部时间，再测内存：内存
-    读数不受别的进程影响，可以几个子进程同时测，而计时不能。
+    中位数，每个读数在新的子进程里测（见 :func:`attnbook.cost.peak_memory`）。先测完
+    全部时间，再测内存：内存读数不受别的进程影响，可以几个子进程同时测，而计时不能。
     """
     results = {}
     for name in VARIANTS:
@@ -106,8 +107,10 @@ def _peak_growth(run, prepare, names, lengths, sizes):
     calls = [(run, (name,), prepare, (name, *sizes(name, n)))
              for name in names for n in lengths for _ in range(MEMORY_READINGS)]
     peaks = iter(cost.peak_memories(calls))
-    return {name: [statistics.median(next(peaks).growth_mib for _ in range(MEMORY_READINGS)) for _ in lengths]
-            for name in names}
+    def point():
+        return statistics.median(next(peaks).growth_mib for _ in range(MEMORY_READINGS))
+
+    return {name: [point() for _ in lengths] for name in names}
 
 
 # --- MiniMultiHeadAttention against Keras ---------------------------------------------
@@ -233,7 +236,8 @@ def measure_sequence_memory(lengths, batch=1, d_model=64):
 
     注意力要存（批次，头，n，n）的打分表，GRU 每一步只需固定大小的状态（输出序列与
     按序列长度存放的中间张量随 n 线性增长）。每个读数还含一段与 n 无关的开销，见
-    ``prepare_sequence_layer`` 的说明。返回的字典有 ``"n"``、``"rnn_mib"`` 与 ``"attention_mib"`` 三列。
+    ``prepare_sequence_layer`` 的说明。返回的字典有 ``"n"``、``"rnn_mib"`` 与
+    ``"attention_mib"`` 三列。
     """
     peaks = _peak_growth(run_sequence_layer, prepare_sequence_layer, SEQUENCE_LAYERS, lengths,
                          lambda kind, n: (batch, n, d_model))
